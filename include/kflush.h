@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libkflush: the Linux kernel's x86-64 flush-copy, string and page routines
+ * for persistent-memory applications in user space.
+ *
+ * Only the compile-time-constant cases of memcpy_flushcache() and
+ * memcpy_nontemporal() are inline; everything else is out of line and
+ * dispatched once, at load, to the best variant this CPU can run.
+ */
+#ifndef KFLUSH_H
+#define KFLUSH_H
+
+#if !defined(__x86_64__)
+#error "libkflush is x86-64 only"
+#endif
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KFLUSH_PAGE_SIZE 4096
+
+/* CPU features, as returned by kflush_cpu_features() (names: lower case). */
+#define KFLUSH_CPU_SSE2		(1ULL << 0)
+#define KFLUSH_CPU_CLFLUSH	(1ULL << 1)
+#define KFLUSH_CPU_CLFLUSHOPT	(1ULL << 2)
+#define KFLUSH_CPU_CLWB		(1ULL << 3)
+#define KFLUSH_CPU_ERMS		(1ULL << 4)
+#define KFLUSH_CPU_FSRM		(1ULL << 5)
+#define KFLUSH_CPU_FZRM		(1ULL << 6)
+#define KFLUSH_CPU_FSRS		(1ULL << 7)
+#define KFLUSH_CPU_REP_GOOD	(1ULL << 8)
+#define KFLUSH_CPU_AVX2		(1ULL << 9)
+#define KFLUSH_CPU_AVX512F	(1ULL << 10)
+#define KFLUSH_CPU_MOVDIRI	(1ULL << 11)
+#define KFLUSH_CPU_MOVDIR64B	(1ULL << 12)
+#define KFLUSH_CPU_CLZERO	(1ULL << 13)
+#define KFLUSH_CPU_NR_FEATURES	14
+
+uint64_t kflush_cpu_features(void);
+uint64_t kflush_cpu_features_raw(void);
+const char *kflush_cpu_feature_name(uint64_t feature);
+unsigned int kflush_cache_line_size(void);
+
+/* Flush-copy family: on return no destination line is dirty; nothing fences. */
+void kflush_memcpy_flushcache(void *dst, const void *src, size_t n);
+void kflush_memset_flushcache(void *dst, int c, size_t n);
+void kflush_flush(const void *addr, size_t len);
+void kflush_drain(void);
+void kflush_persist(const void *addr, size_t len);
+void kflush_memcpy_persist(void *dst, const void *src, size_t n);
+
+/* String, fault-safe copy and page routines. */
+void *kflush_memcpy(void *dst, const void *src, size_t n);
+size_t kflush_copy_safe(void *dst, const void *src, size_t n);
+int kflush_fault_handler(int sig, siginfo_t *info, void *ucontext);
+void kflush_clear_page(void *page);
+void kflush_clear_pages(void *addr, size_t npages);
+void kflush_clear_pages_flushcache(void *addr, size_t npages);
+void kflush_copy_page(void *to, const void *from);
+
+/* The registry: every dispatched operation and its variants. */
+enum kflush_op {
+	KFLUSH_OP_MEMCPY_FLUSHCACHE,
+	KFLUSH_OP_MEMSET_FLUSHCACHE,
+	KFLUSH_OP_FLUSH,
+	KFLUSH_OP_MEMCPY,
+	KFLUSH_OP_COPY_SAFE,
+	KFLUSH_OP_CLEAR_PAGE,
+	KFLUSH_OP_CLEAR_PAGES,
+	KFLUSH_OP_CLEAR_PAGES_FLUSHCACHE,
+	KFLUSH_OP_COPY_PAGE,
+	KFLUSH_NR_OPS
+};
+
+/* The type each operation's variants have; cast kflush_variant_fn() to it. */
+typedef void (*kflush_fn)(void);
+typedef void (*kflush_memcpy_flushcache_fn)(void *dst, const void *src, size_t n);
+typedef void (*kflush_memset_flushcache_fn)(void *dst, int c, size_t n);
+typedef void (*kflush_flush_fn)(const void *addr, size_t len);
+typedef void *(*kflush_memcpy_fn)(void *dst, const void *src, size_t n);
+typedef size_t (*kflush_copy_safe_fn)(void *dst, const void *src, size_t n);
+typedef void (*kflush_clear_page_fn)(void *page);
+typedef void (*kflush_clear_pages_fn)(void *addr, size_t npages);
+typedef void (*kflush_copy_page_fn)(void *to, const void *from);
+
+const char *kflush_op_name(enum kflush_op op);
+int kflush_variant_count(enum kflush_op op);
+const char *kflush_variant_name(enum kflush_op op, unsigned int idx);
+uint64_t kflush_variant_requires(enum kflush_op op, unsigned int idx);
+int kflush_variant_usable(enum kflush_op op, unsigned int idx);
+int kflush_variant_bound(enum kflush_op op);
+int kflush_variant_find(enum kflush_op op, const char *name);
+kflush_fn kflush_variant_fn(enum kflush_op op, unsigned int idx);
+
+/*
+ * Constant-size inline paths (seed: "x86/string: extend memcpy_flushcache()
+ * fixed-size fastpaths"). Each store is its own asm with a "memory" clobber,
+ * so the compiler can neither drop nor reorder it around other accesses.
+ */
+static __inline__ __attribute__((__always_inline__)) void
+kflush_movnti_4(void *dst, const void *src)
+{
+	uint32_t v;
+
+	/* memcpy, not a cast: the source may be unaligned. */
+	__builtin_memcpy(&v, src, sizeof(v));
+	__asm__ __volatile__("movntil %1, %0"
+			     : "=m"(*(uint32_t *)dst)
+			     : "r"(v)
+			     : "memory");
+}
+
+static __inline__ __attribute__((__always_inline__)) void
+kflush_movnti_8(void *dst, const void *src)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, src, sizeof(v));
+	__asm__ __volatile__("movntiq %1, %0"
+			     : "=m"(*(uint64_t *)dst)
+			     : "r"(v)
+			     : "memory");
+}
+
+static __inline__ __attribute__((__always_inline__)) void
+kflush_movnti_16(void *dst, const void *src)
+{
+	kflush_movnti_8(dst, src);
+	kflush_movnti_8((char *)dst + 8, (const char *)src + 8);
+}
+
+static __inline__ __attribute__((__always_inline__)) void
+kflush_movnti_32(void *dst, const void *src)
+{
+	kflush_movnti_16(dst, src);
+	kflush_movnti_16((char *)dst + 16, (const char *)src + 16);
+}
+
+static __inline__ __attribute__((__always_inline__)) void
+kflush_movnti_64(void *dst, const void *src)
+{
+	kflush_movnti_32(dst, src);
+	kflush_movnti_32((char *)dst + 32, (const char *)src + 32);
+}
+
+/**
+ * memcpy_flushcache() - copy so that no destination line is left dirty
+ * @dst: destination
+ * @src: source
+ * @n: bytes to copy
+ *
+ * Compile-time-constant sizes 4, 8, 16, 32, 48, 64, 80 and 96 become movnti
+ * stores and no call; anything else calls kflush_memcpy_flushcache(). Does
+ * not fence: call kflush_drain() before depending on persistence.
+ */
+static __inline__ __attribute__((__always_inline__)) void
+memcpy_flushcache(void *dst, const void *src, size_t n)
+{
+	char *d = (char *)dst;
+	const char *s = (const char *)src;
+
+	if (!__builtin_constant_p(n)) {
+		kflush_memcpy_flushcache(dst, src, n);
+		return;
+	}
+
+	/* 64, 80 and 96 are the x86-64 struct page sizes; 32/48 ride along. */
+	switch (n) {
+	case 4:  kflush_movnti_4(d, s); break;
+	case 8:  kflush_movnti_8(d, s); break;
+	case 16: kflush_movnti_16(d, s); break;
+	case 32: kflush_movnti_32(d, s); break;
+	case 48: kflush_movnti_32(d, s); kflush_movnti_16(d + 32, s + 32); break;
+	case 64: kflush_movnti_64(d, s); break;
+	case 80: kflush_movnti_64(d, s); kflush_movnti_16(d + 64, s + 64); break;
+	case 96: kflush_movnti_64(d, s); kflush_movnti_32(d + 64, s + 64); break;
+	default: kflush_memcpy_flushcache(dst, src, n); break;
+	}
+}
+
+/**
+ * memcpy_nontemporal() - write-once streaming copy that bypasses the cache
+ * @dst: destination
+ * @src: source
+ * @n: bytes to copy
+ *
+ * The kernel's memcpy_nontemporal(): on x86-64 the same constant-size movnti
+ * paths and the same out-of-line routine as memcpy_flushcache(). Does not
+ * fence: pair it with kflush_drain().
+ */
+static __inline__ __attribute__((__always_inline__)) void
+memcpy_nontemporal(void *dst, const void *src, size_t n)
+{
+	memcpy_flushcache(dst, src, n);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KFLUSH_H */

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to libkflush: the registry, the bound slots and the CPU state. */
+#ifndef KFLUSH_INTERNAL_H
+#define KFLUSH_INTERNAL_H
+
+#include <stdint.h>
+#include "kflush.h"
+
+/* On exported definitions; everything else is hidden by -fvisibility=hidden. */
+#define KFLUSH_API __attribute__((visibility("default")))
+
+/* A variant the benchmark may call but dispatch never binds. */
+#define KFLUSH_IMPL_NO_BIND	(1U << 0)
+
+struct kflush_impl {
+	const char *name;
+	uint64_t requires;	/* KFLUSH_CPU_* bits, all needed */
+	unsigned int flags;	/* KFLUSH_IMPL_* */
+	kflush_fn fn;
+};
+
+/*
+ * Each family file defines its operation's variants, best first: dispatch
+ * binds the first usable one without KFLUSH_IMPL_NO_BIND. The last entry
+ * must need nothing beyond baseline x86-64 (sse2, clflush).
+ */
+struct kflush_impl_list {
+	const struct kflush_impl *impls;
+	unsigned int nr;
+};
+
+#define KFLUSH_IMPLS(op_name, ...)						\
+	static const struct kflush_impl op_name##_impls[] = { __VA_ARGS__ };	\
+	const struct kflush_impl_list op_name##_list = {			\
+		op_name##_impls,						\
+		sizeof(op_name##_impls) / sizeof(op_name##_impls[0]),		\
+	}
+
+#define KFLUSH_IMPL(nm, req, fl, func) \
+	{ .name = (nm), .requires = (req), .flags = (fl), .fn = (kflush_fn)(func) }
+
+extern const struct kflush_impl_list kflush_memcpy_flushcache_list;
+extern const struct kflush_impl_list kflush_memset_flushcache_list;
+extern const struct kflush_impl_list kflush_flush_list;
+extern const struct kflush_impl_list kflush_memcpy_list;
+extern const struct kflush_impl_list kflush_copy_safe_list;
+extern const struct kflush_impl_list kflush_clear_page_list;
+extern const struct kflush_impl_list kflush_clear_pages_list;
+extern const struct kflush_impl_list kflush_clear_pages_flushcache_list;
+extern const struct kflush_impl_list kflush_copy_page_list;
+
+/*
+ * The bound variant of each operation. Statically set to the baseline
+ * variant, so even a call made before our constructor ran (another
+ * library's constructor, a static link) is correct; kflush_init() then
+ * rebinds once. Exported wrappers cast the slot back to the op's type.
+ */
+extern kflush_fn kflush_slot[KFLUSH_NR_OPS];
+
+#define KFLUSH_BOUND(op, type) ((type)kflush_slot[op])
+
+/*
+ * The baseline variant of each operation (the last of its list): what the
+ * slots hold before kflush_init() runs. Each family file defines its own.
+ */
+void memcpy_flushcache_kernel(void *dst, const void *src, size_t n);
+void memset_flushcache_kernel(void *dst, int c, size_t n);
+void flush_clflush(const void *addr, size_t len);
+void *memcpy_orig(void *dst, const void *src, size_t n);
+size_t copy_safe_movsq(void *dst, const void *src, size_t n);
+void clear_page_mov(void *page);
+void clear_pages_mov(void *addr, size_t npages);
+void clear_pages_flushcache_movnti(void *addr, size_t npages);
+void copy_page_mov(void *to, const void *from);
+
+/* Features after KFLUSH_HWCAPS masking, and the CPUID cache-line size. */
+extern uint64_t kflush_cpu_mask;
+extern uint64_t kflush_cpu_raw;
+extern unsigned int kflush_clflush_size;
+
+void kflush_cpu_detect(void);
+
+#endif /* KFLUSH_INTERNAL_H */

@@ -1,0 +1,36 @@
+# libkflush: the generic sources, and per-ISA sources built with their own
+# -m flags. The recording build in tests/local.mk compiles the same lists.
+KFLUSH_SOURCES = \
+	lib/internal.h \
+	lib/registry.c \
+	lib/x86_64/cpu.c \
+	lib/x86_64/flush.h \
+	lib/x86_64/flush.c \
+	lib/x86_64/flushcache.h \
+	lib/x86_64/flushcache.c \
+	lib/x86_64/pending_pages.c \
+	lib/x86_64/pending_copy_safe.c
+
+KFLUSH_AVX2_SOURCES = \
+	lib/x86_64/flushcache_avx2.c
+
+KFLUSH_AVX512_SOURCES = \
+	lib/x86_64/flushcache_avx512.c
+
+KFLUSH_VISIBILITY = -fvisibility=hidden
+
+lib_LTLIBRARIES += lib/libkflush.la
+lib_libkflush_la_SOURCES = $(KFLUSH_SOURCES)
+lib_libkflush_la_CFLAGS = $(AM_CFLAGS) $(KFLUSH_VISIBILITY)
+lib_libkflush_la_CCASFLAGS = $(AM_CCASFLAGS)
+lib_libkflush_la_LIBADD = lib/libkflush_avx2.la lib/libkflush_avx512.la
+lib_libkflush_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(LIBKFLUSH_VERSION_INFO) \
+	-Wl,--version-script=$(srcdir)/lib/libkflush.map -Wl,-z,now -Wl,--no-undefined
+EXTRA_lib_libkflush_la_DEPENDENCIES = lib/libkflush.map
+EXTRA_DIST += lib/libkflush.map
+
+noinst_LTLIBRARIES += lib/libkflush_avx2.la lib/libkflush_avx512.la
+lib_libkflush_avx2_la_SOURCES = $(KFLUSH_AVX2_SOURCES)
+lib_libkflush_avx2_la_CFLAGS = $(AM_CFLAGS) $(KFLUSH_VISIBILITY) $(AVX2_CFLAGS)
+lib_libkflush_avx512_la_SOURCES = $(KFLUSH_AVX512_SOURCES)
+lib_libkflush_avx512_la_CFLAGS = $(AM_CFLAGS) $(KFLUSH_VISIBILITY) $(AVX512_CFLAGS)

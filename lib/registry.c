@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The registry of implementations and the one-time binding.
+ *
+ * Binding is a function pointer per operation, set once by a constructor,
+ * rather than GNU ifunc: an ifunc resolver runs during relocation, before
+ * libc is guaranteed usable from our code, so it could not read
+ * KFLUSH_HWCAPS or report unknown names; and either way a call costs one
+ * indirect jump. The slots start at the baseline variant, so there is no
+ * "initialised yet?" test on any call path.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const struct {
+	const char *name;
+	const struct kflush_impl_list *list;
+} ops[KFLUSH_NR_OPS] = {
+	[KFLUSH_OP_MEMCPY_FLUSHCACHE]       = { "memcpy_flushcache", &kflush_memcpy_flushcache_list },
+	[KFLUSH_OP_MEMSET_FLUSHCACHE]       = { "memset_flushcache", &kflush_memset_flushcache_list },
+	[KFLUSH_OP_FLUSH]                   = { "flush", &kflush_flush_list },
+	[KFLUSH_OP_MEMCPY]                  = { "memcpy", &kflush_memcpy_list },
+	[KFLUSH_OP_COPY_SAFE]               = { "copy_safe", &kflush_copy_safe_list },
+	[KFLUSH_OP_CLEAR_PAGE]              = { "clear_page", &kflush_clear_page_list },
+	[KFLUSH_OP_CLEAR_PAGES]             = { "clear_pages", &kflush_clear_pages_list },
+	[KFLUSH_OP_CLEAR_PAGES_FLUSHCACHE]  = { "clear_pages_flushcache", &kflush_clear_pages_flushcache_list },
+	[KFLUSH_OP_COPY_PAGE]               = { "copy_page", &kflush_copy_page_list },
+};
+
+kflush_fn kflush_slot[KFLUSH_NR_OPS] = {
+	[KFLUSH_OP_MEMCPY_FLUSHCACHE]       = (kflush_fn)memcpy_flushcache_kernel,
+	[KFLUSH_OP_MEMSET_FLUSHCACHE]       = (kflush_fn)memset_flushcache_kernel,
+	[KFLUSH_OP_FLUSH]                   = (kflush_fn)flush_clflush,
+	[KFLUSH_OP_MEMCPY]                  = (kflush_fn)memcpy_orig,
+	[KFLUSH_OP_COPY_SAFE]               = (kflush_fn)copy_safe_movsq,
+	[KFLUSH_OP_CLEAR_PAGE]              = (kflush_fn)clear_page_mov,
+	[KFLUSH_OP_CLEAR_PAGES]             = (kflush_fn)clear_pages_mov,
+	[KFLUSH_OP_CLEAR_PAGES_FLUSHCACHE]  = (kflush_fn)clear_pages_flushcache_movnti,
+	[KFLUSH_OP_COPY_PAGE]               = (kflush_fn)copy_page_mov,
+};
+
+static int bound_idx[KFLUSH_NR_OPS];
+
+static const struct kflush_impl *impl_of(enum kflush_op op, unsigned int idx)
+{
+	if ((unsigned int)op >= KFLUSH_NR_OPS || idx >= ops[op].list->nr)
+		return NULL;
+	return &ops[op].list->impls[idx];
+}
+
+static int usable(const struct kflush_impl *impl)
+{
+	return (impl->requires & ~kflush_cpu_mask) == 0;
+}
+
+static void bind(enum kflush_op op)
+{
+	const struct kflush_impl_list *list = ops[op].list;
+
+	for (unsigned int i = 0; i < list->nr; i++) {
+		const struct kflush_impl *impl = &list->impls[i];
+
+		if (usable(impl) && !(impl->flags & KFLUSH_IMPL_NO_BIND)) {
+			bound_idx[op] = (int)i;
+			kflush_slot[op] = impl->fn;
+			return;
+		}
+	}
+}
+
+__attribute__((constructor)) static void kflush_init(void)
+{
+	kflush_cpu_detect();
+	for (unsigned int op = 0; op < KFLUSH_NR_OPS; op++)
+		bind((enum kflush_op)op);
+}
+
+/**
+ * kflush_op_name() - name of a dispatched operation
+ * @op: the operation
+ *
+ * Return: a static string such as "memcpy_flushcache", or NULL if @op is
+ * out of range.
+ */
+KFLUSH_API const char *kflush_op_name(enum kflush_op op)
+{
+	if ((unsigned int)op >= KFLUSH_NR_OPS)
+		return NULL;
+	return ops[op].name;
+}
+
+/**
+ * kflush_variant_count() - how many variants an operation has
+ * @op: the operation
+ *
+ * Return: the number of registered variants (usable or not), or -EINVAL.
+ */
+KFLUSH_API int kflush_variant_count(enum kflush_op op)
+{
+	if ((unsigned int)op >= KFLUSH_NR_OPS)
+		return -EINVAL;
+	return (int)ops[op].list->nr;
+}
+
+/**
+ * kflush_variant_name() - name of one variant
+ * @op: the operation
+ * @idx: the variant, 0 .. kflush_variant_count() - 1
+ *
+ * Return: a static string, or NULL if @op or @idx is out of range.
+ */
+KFLUSH_API const char *kflush_variant_name(enum kflush_op op, unsigned int idx)
+{
+	const struct kflush_impl *impl = impl_of(op, idx);
+
+	return impl ? impl->name : NULL;
+}
+
+/**
+ * kflush_variant_requires() - CPU features a variant needs
+ * @op: the operation
+ * @idx: the variant
+ *
+ * Return: KFLUSH_CPU_* bits, all of which must be present; 0 if out of range.
+ */
+KFLUSH_API uint64_t kflush_variant_requires(enum kflush_op op, unsigned int idx)
+{
+	const struct kflush_impl *impl = impl_of(op, idx);
+
+	return impl ? impl->requires : 0;
+}
+
+/**
+ * kflush_variant_usable() - whether this CPU, after masking, runs a variant
+ * @op: the operation
+ * @idx: the variant
+ *
+ * Return: 1 if usable, 0 if not, -EINVAL if out of range.
+ */
+KFLUSH_API int kflush_variant_usable(enum kflush_op op, unsigned int idx)
+{
+	const struct kflush_impl *impl = impl_of(op, idx);
+
+	if (!impl)
+		return -EINVAL;
+	return usable(impl);
+}
+
+/**
+ * kflush_variant_bound() - which variant the operation's entry point calls
+ * @op: the operation
+ *
+ * Return: the bound variant's index, or -EINVAL.
+ */
+KFLUSH_API int kflush_variant_bound(enum kflush_op op)
+{
+	if ((unsigned int)op >= KFLUSH_NR_OPS)
+		return -EINVAL;
+	return bound_idx[op];
+}
+
+/**
+ * kflush_variant_find() - look a variant up by name
+ * @op: the operation
+ * @name: the variant's name
+ *
+ * Return: its index, -ENOENT if there is no such variant, -EINVAL for a
+ * bad @op or a NULL @name.
+ */
+KFLUSH_API int kflush_variant_find(enum kflush_op op, const char *name)
+{
+	if ((unsigned int)op >= KFLUSH_NR_OPS || !name)
+		return -EINVAL;
+	for (unsigned int i = 0; i < ops[op].list->nr; i++)
+		if (strcmp(ops[op].list->impls[i].name, name) == 0)
+			return (int)i;
+	return -ENOENT;
+}
+
+/**
+ * kflush_variant_fn() - the entry point of one variant, for direct calls
+ * @op: the operation
+ * @idx: the variant
+ *
+ * Cast the result to the operation's type (kflush_memcpy_flushcache_fn and
+ * so on). Tests and benchmarks use this to run variants side by side.
+ *
+ * Return: the function, or NULL with errno set to EINVAL (out of range) or
+ * ENOTSUP (this CPU, after KFLUSH_HWCAPS masking, cannot run it).
+ */
+KFLUSH_API kflush_fn kflush_variant_fn(enum kflush_op op, unsigned int idx)
+{
+	const struct kflush_impl *impl = impl_of(op, idx);
+
+	if (!impl) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!usable(impl)) {
+		errno = ENOTSUP;
+		return NULL;
+	}
+	return impl->fn;
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memcpy_flushcache / memset_flushcache: the kernel's port, a MOVDIR64B
+ * variant, and the registry entries for the per-ISA ones.
+ */
+#include "x86_64/flushcache.h"
+
+void memcpy_flushcache_movnti(void *dst, const void *src, size_t n);
+void memcpy_flushcache_movdir64b(void *dst, const void *src, size_t n);
+
+void memcpy_flushcache_kernel(void *dst, const void *src, size_t n)
+{
+	flushcache_core(dst, src, n);
+}
+
+static inline __attribute__((always_inline)) void movnti_line(char *d, const char *s)
+{
+	uint64_t v[8];
+
+	for (int i = 0; i < 8; i++)
+		v[i] = load8(s + 8 * i);
+	for (int i = 0; i < 8; i++)
+		nt_store8(d + 8 * i, v[i]);
+}
+
+/* The kernel's algorithm, but a whole line per pass once aligned. */
+void memcpy_flushcache_movnti(void *dst, const void *src, size_t n)
+{
+	flushcache_lines(dst, src, n, movnti_line);
+}
+
+/*
+ * MOVDIR64B writes a full 64-byte line as one direct store with
+ * write-combining semantics: the line is not left in the cache (a cached
+ * copy is written back and invalidated first), so it keeps the contract.
+ * The destination must be 64-byte aligned; the source need not be.
+ */
+struct line64 {
+	char b[LINE];
+};
+
+static inline __attribute__((always_inline)) void movdir64b_line(char *d, const char *s)
+{
+	__asm__ __volatile__("movdir64b %1, %0"
+			     : : "r"(d), "m"(*(const struct line64 *)(const void *)s) : "memory");
+	REC(KFLUSH_REC_NT, d, LINE);
+}
+
+void memcpy_flushcache_movdir64b(void *dst, const void *src, size_t n)
+{
+	flushcache_lines(dst, src, n, movdir64b_line);
+}
+
+KFLUSH_IMPLS(kflush_memcpy_flushcache,
+	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memcpy_flushcache_avx512),
+	KFLUSH_IMPL("avx2", KFLUSH_CPU_AVX2, 0, memcpy_flushcache_avx2),
+	KFLUSH_IMPL("movdir64b", KFLUSH_CPU_MOVDIR64B, 0, memcpy_flushcache_movdir64b),
+	KFLUSH_IMPL("movnti", KFLUSH_CPU_SSE2, 0, memcpy_flushcache_movnti),
+	KFLUSH_IMPL("kernel", KFLUSH_CPU_SSE2, 0, memcpy_flushcache_kernel),
+);
+
+/**
+ * kflush_memcpy_flushcache() - copy, leaving no destination line dirty
+ * @dst: destination, any alignment
+ * @src: source, any alignment; must not overlap @dst
+ * @n: bytes to copy; 0 touches nothing
+ *
+ * The out-of-line half of memcpy_flushcache(). Each destination byte is
+ * written by a non-temporal store, or by an ordinary store whose line is
+ * then written back. Does not fence: kflush_drain() before relying on it.
+ */
+KFLUSH_API void kflush_memcpy_flushcache(void *dst, const void *src, size_t n)
+{
+	KFLUSH_BOUND(KFLUSH_OP_MEMCPY_FLUSHCACHE, kflush_memcpy_flushcache_fn)(dst, src, n);
+}
+
+void memset_flushcache_movnti(void *dst, int c, size_t n);
+
+void memset_flushcache_kernel(void *dst, int c, size_t n)
+{
+	flushset_core(dst, c, byte_pattern(c), n);
+}
+
+static inline __attribute__((always_inline)) void movnti_set_line(char *d, const void *p)
+{
+	uint64_t v = load8(p);
+
+	for (int i = 0; i < 8; i++)
+		nt_store8(d + 8 * i, v);
+}
+
+void memset_flushcache_movnti(void *dst, int c, size_t n)
+{
+	uint64_t v = byte_pattern(c);
+
+	flushset_lines(dst, c, n, &v, movnti_set_line);
+}
+
+KFLUSH_IMPLS(kflush_memset_flushcache,
+	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memset_flushcache_avx512),
+	KFLUSH_IMPL("avx2", KFLUSH_CPU_AVX2, 0, memset_flushcache_avx2),
+	KFLUSH_IMPL("movnti", KFLUSH_CPU_SSE2, 0, memset_flushcache_movnti),
+	KFLUSH_IMPL("kernel", KFLUSH_CPU_SSE2, 0, memset_flushcache_kernel),
+);
+
+/**
+ * kflush_memset_flushcache() - fill, leaving no destination line dirty
+ * @dst: destination, any alignment
+ * @c: byte value
+ * @n: bytes to fill; 0 touches nothing
+ *
+ * Same contract as kflush_memcpy_flushcache(). Does not fence.
+ */
+KFLUSH_API void kflush_memset_flushcache(void *dst, int c, size_t n)
+{
+	KFLUSH_BOUND(KFLUSH_OP_MEMSET_FLUSHCACHE, kflush_memset_flushcache_fn)(dst, c, n);
+}

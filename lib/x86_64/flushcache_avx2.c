@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+/* AVX2 flush-copy/memset: two 32-byte vmovntdq per aligned line. */
+#include <immintrin.h>
+
+#include "x86_64/flushcache.h"
+
+static inline __attribute__((always_inline)) void avx2_line(char *d, const char *s)
+{
+	__m256i a = _mm256_loadu_si256((const __m256i *)s);
+	__m256i b = _mm256_loadu_si256((const __m256i *)(s + 32));
+
+	_mm256_stream_si256((__m256i *)d, a);
+	_mm256_stream_si256((__m256i *)(d + 32), b);
+	REC(KFLUSH_REC_NT, d, LINE);
+}
+
+void memcpy_flushcache_avx2(void *dst, const void *src, size_t n)
+{
+	flushcache_lines(dst, src, n, avx2_line);
+}
+
+static inline __attribute__((always_inline)) void avx2_set_line(char *d, const void *p)
+{
+	__m256i v = _mm256_loadu_si256((const __m256i *)p);
+
+	_mm256_stream_si256((__m256i *)d, v);
+	_mm256_stream_si256((__m256i *)(d + 32), v);
+	REC(KFLUSH_REC_NT, d, LINE);
+}
+
+void memset_flushcache_avx2(void *dst, int c, size_t n)
+{
+	__m256i v = _mm256_set1_epi8((char)c);
+
+	flushset_lines(dst, c, n, &v, avx2_set_line);
+}

@@ -1,0 +1,4 @@
+bin_PROGRAMS += pmemtest/pmemtest
+pmemtest_pmemtest_SOURCES = pmemtest/main.c
+pmemtest_pmemtest_CFLAGS = $(AM_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
+pmemtest_pmemtest_LDADD = lib/libkflush.la $(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS)

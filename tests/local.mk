@@ -1,0 +1,19 @@
+# The recording build: the library's own sources compiled with
+# -DKFLUSH_RECORD, so every store/write-back/fence helper reports to the
+# test's recorder. Linked statically into the tests that need it only.
+check_LTLIBRARIES += tests/libkflush_record.la tests/libkflush_record_avx2.la \
+	tests/libkflush_record_avx512.la
+KFLUSH_RECORD_CPPFLAGS = $(AM_CPPFLAGS) -DKFLUSH_RECORD
+tests_libkflush_record_la_SOURCES = $(KFLUSH_SOURCES)
+tests_libkflush_record_la_CPPFLAGS = $(KFLUSH_RECORD_CPPFLAGS)
+tests_libkflush_record_la_CCASFLAGS = $(AM_CCASFLAGS)
+tests_libkflush_record_la_LIBADD = tests/libkflush_record_avx2.la tests/libkflush_record_avx512.la
+tests_libkflush_record_avx2_la_SOURCES = $(KFLUSH_AVX2_SOURCES)
+tests_libkflush_record_avx2_la_CPPFLAGS = $(KFLUSH_RECORD_CPPFLAGS)
+tests_libkflush_record_avx2_la_CFLAGS = $(AM_CFLAGS) $(AVX2_CFLAGS)
+tests_libkflush_record_avx512_la_SOURCES = $(KFLUSH_AVX512_SOURCES)
+tests_libkflush_record_avx512_la_CPPFLAGS = $(KFLUSH_RECORD_CPPFLAGS)
+tests_libkflush_record_avx512_la_CFLAGS = $(AM_CFLAGS) $(AVX512_CFLAGS)
+
+TEST_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+TEST_LIBS = lib/libkflush.la $(CRITERION_LIBS)
