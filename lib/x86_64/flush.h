@@ -25,7 +25,7 @@ enum kflush_rec_kind {
 
 #ifdef KFLUSH_RECORD
 /* Provided by the test program that links the recording build. */
-void kflush_rec(enum kflush_rec_kind kind, const void *addr, size_t len);
+void kflush_rec(int kind, const void *addr, size_t len);
 #define REC(kind, addr, len) kflush_rec((kind), (addr), (len))
 #else
 #define REC(kind, addr, len) do { } while (0)

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* Timing and summary statistics for the benchmarks. */
+#ifndef PMEMTEST_STATS_H
+#define PMEMTEST_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Monotonic time in nanoseconds. */
+uint64_t pm_now_ns(void);
+
+struct pm_summary {
+	double mean, median, stddev, min, max;
+	size_t n;
+};
+
+/* Summarise n samples (the array is sorted in place). */
+void pm_summarise(double *samples, size_t n, struct pm_summary *out);
+
+/*
+ * The machine's own roof: bytes/second of plain 64-byte non-temporal stores
+ * of `pattern` (64 bytes, non-zero, the same data the contender writes) over
+ * [dst, dst+len), len a multiple of 64, dst 64-byte aligned; one sfence at
+ * the end. Returns elapsed ns.
+ */
+uint64_t pm_roof_nt_fill(void *dst, size_t len, const void *pattern);
+
+#endif /* PMEMTEST_STATS_H */

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by the Criterion tests: guarded buffers, patterns, variant lists. */
+#ifndef KFLUSH_TESTUTIL_H
+#define KFLUSH_TESTUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kflush.h"
+
+/* Bytes of guard pattern on each side of every payload. */
+#define TU_GUARD 256
+
+/*
+ * A guarded area: [raw, raw+rawlen) is page-aligned memory filled with the
+ * guard pattern; a payload of up to `payload` bytes may be placed at
+ * raw + TU_GUARD + off for any off in 0..63 (the area has room for it).
+ */
+struct tu_area {
+	unsigned char *raw;
+	size_t rawlen;
+};
+
+struct tu_area tu_area_new(size_t payload);
+void tu_area_free(struct tu_area *a);
+/* Refill the whole area with the guard pattern. */
+void tu_area_reset(struct tu_area *a);
+/* Payload pointer at offset off (0..63) from a 64-byte-aligned start. */
+unsigned char *tu_at(const struct tu_area *a, size_t off);
+
+/* Deterministic pattern with no zero bytes, different per seed. */
+void tu_fill(void *p, size_t n, uint32_t seed);
+/* The byte the guard pattern holds at raw offset i. */
+unsigned char tu_guard_byte(size_t i);
+
+/*
+ * Check that the area holds `expect` (n bytes) at payload offset off and the
+ * guard pattern everywhere else. Returns -1 if so, else the raw index of the
+ * first wrong byte.
+ */
+long tu_check(const struct tu_area *a, size_t off, const void *expect, size_t n);
+
+/* The sweep sizes: 0..1100 then a few large ones. */
+extern const size_t tu_large_sizes[];
+extern const size_t tu_nr_large_sizes;
+#define TU_SWEEP_MAX 1100
+#define TU_MAX_SIZE ((1u << 20) + 7)
+
+/* Criterion parameter: one variant of one operation. */
+struct tu_variant {
+	int op;
+	int idx;
+	char name[32];
+};
+
+/* Fill out[] with the variants of op this CPU can run; returns the count. */
+size_t tu_usable_variants(enum kflush_op op, struct tu_variant *out, size_t max);
+
+#endif /* KFLUSH_TESTUTIL_H */
