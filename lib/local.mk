@@ -9,7 +9,10 @@ KFLUSH_SOURCES = \
 	lib/x86_64/flushcache.h \
 	lib/x86_64/flushcache.c \
 	lib/x86_64/pending_pages.c \
-	lib/x86_64/pending_copy_safe.c
+	lib/x86_64/asm_cs.h \
+	lib/x86_64/extable.h \
+	lib/x86_64/copy_safe.S \
+	lib/x86_64/fault.c
 
 KFLUSH_AVX2_SOURCES = \
 	lib/x86_64/flushcache_avx2.c

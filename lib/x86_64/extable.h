@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The exception table: one entry per instruction that may fault on a
+ * caller's address, naming where to resume (the kernel's __ex_table).
+ * The .S side emits entries with CS_EXTABLE() (asm_cs.h); fault.c looks
+ * the faulting RIP up in it from the SIGSEGV/SIGBUS handler.
+ */
+#ifndef KFLUSH_X86_EXTABLE_H
+#define KFLUSH_X86_EXTABLE_H
+
+/*
+ * A C identifier, so the linker defines __start_ and __stop_ symbols for
+ * it; the section is private to each module that links it in.
+ */
+#define KFLUSH_EXTABLE_SECTION_S __kflush_extable
+
+#ifndef __ASSEMBLER__
+#include <stddef.h>
+#include <stdint.h>
+
+/* Both offsets are relative to the address of the field that holds them. */
+struct kflush_extable_entry {
+	int32_t insn;
+	int32_t fixup;
+};
+
+#define KFLUSH_EXTABLE_START __start___kflush_extable
+#define KFLUSH_EXTABLE_STOP __stop___kflush_extable
+
+/* Hidden, so the references are PC-relative and resolved at link time. */
+extern const struct kflush_extable_entry KFLUSH_EXTABLE_START[]
+	__attribute__((visibility("hidden")));
+extern const struct kflush_extable_entry KFLUSH_EXTABLE_STOP[]
+	__attribute__((visibility("hidden")));
+
+/* Functions in copy_safe.S (hidden; the registry reaches them). */
+size_t copy_safe_rep_movsb(void *dst, const void *src, size_t n);
+size_t copy_safe_erms(void *dst, const void *src, size_t n);
+size_t copy_safe_movsq_tail_overlap(void *dst, const void *src, size_t n);
+size_t copy_safe_movsq_tail_linus(void *dst, const void *src, size_t n);
+size_t copy_safe_movsq_tail_first(void *dst, const void *src, size_t n);
+#endif
+
+#endif /* KFLUSH_X86_EXTABLE_H */
