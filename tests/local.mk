@@ -17,3 +17,18 @@ tests_libkflush_record_avx512_la_CFLAGS = $(AM_CFLAGS) $(AVX512_CFLAGS)
 
 TEST_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 TEST_LIBS = lib/libkflush.la $(CRITERION_LIBS)
+
+# kflush_copy_safe: the Criterion test, and a helper that dlopen()s the
+# library after setting its own SIGSEGV disposition.
+check_PROGRAMS += tests/test_copy_safe tests/copy_safe_helper
+TESTS += tests/test_copy_safe
+tests_test_copy_safe_SOURCES = tests/test_copy_safe.c tests/faultutil.c tests/faultutil.h \
+	tests/testutil.c tests/testutil.h
+tests_test_copy_safe_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCOPY_SAFE_HELPER='"$(abs_top_builddir)/tests/copy_safe_helper"'
+tests_test_copy_safe_CFLAGS = $(TEST_CFLAGS) -pthread
+tests_test_copy_safe_LDADD = $(TEST_LIBS) -lpthread
+tests_copy_safe_helper_SOURCES = tests/copy_safe_helper.c
+tests_copy_safe_helper_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DLIBKFLUSH_SO='"$(abs_top_builddir)/lib/.libs/libkflush.so"'
+tests_copy_safe_helper_LDADD = -ldl
