@@ -133,11 +133,11 @@ static void chain_default(int sig, const siginfo_t *info, int ignored)
 }
 
 /*
- * Run the previous handler as the kernel would have: with its sa_mask and,
+ * Run the previous handler as Linux would have: with its sa_mask and,
  * unless it asked for SA_NODEFER, the signal itself blocked (ours runs with
  * SA_NODEFER so that this is ours to decide), and only once if it was
  * SA_RESETHAND. If it longjmps out, the mask it leaves is the one it would
- * have had if it had been called directly.
+ * have had if the kernel had called it directly.
  */
 static void chain(int sig, siginfo_t *info, void *ucontext)
 {
@@ -158,7 +158,7 @@ static void chain(int sig, siginfo_t *info, void *ucontext)
 		__atomic_store_n(spent, 1, __ATOMIC_RELAXED);
 
 	block = old->sa_mask;
-	if (!(old->sa_flags & (SA_NODEFER | SA_RESETHAND)))
+	if (!(old->sa_flags & SA_NODEFER))
 		sigaddset(&block, sig);
 	pthread_sigmask(SIG_BLOCK, &block, &saved);
 	if (old->sa_flags & SA_SIGINFO)
