@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "faultutil.h"
@@ -315,6 +316,45 @@ ParameterizedTest(struct tu_variant *v, copy_safe, threads)
 }
 
 /* Faults that are not ours. */
+
+/*
+ * kflush_fault_handler() on a made-up context: the rep_movsb variant's
+ * second instruction (after "mov %rdx,%rcx") is a table entry.
+ */
+Test(copy_safe, fault_handler_contract)
+{
+	static const unsigned char insns[] = { 0x48, 0x89, 0xd1, 0xf3, 0xa4 };
+	int idx = kflush_variant_find(KFLUSH_OP_COPY_SAFE, "rep_movsb");
+	const unsigned char *fn = idx >= 0 ?
+		(const unsigned char *)kflush_variant_fn(KFLUSH_OP_COPY_SAFE, (unsigned int)idx) : NULL;
+	greg_t rep = (greg_t)(uintptr_t)(fn + 3);
+	siginfo_t si;
+	ucontext_t uc;
+
+	if (!fn || memcmp(fn, insns, sizeof(insns)))
+		cr_skip_test("rep_movsb is not usable here, or not laid out as expected");
+	memset(&si, 0, sizeof(si));
+	memset(&uc, 0, sizeof(uc));
+	si.si_code = SEGV_MAPERR;
+	uc.uc_mcontext.gregs[REG_RIP] = rep - 3;
+	cr_assert_eq(kflush_fault_handler(SIGSEGV, &si, &uc), 0, "not a table entry");
+	cr_assert_eq(uc.uc_mcontext.gregs[REG_RIP], rep - 3);
+	uc.uc_mcontext.gregs[REG_RIP] = rep;
+	si.si_code = SI_USER;
+	cr_assert_eq(kflush_fault_handler(SIGSEGV, &si, &uc), 0, "sent by kill()");
+	si.si_code = BUS_MCEERR_AO;
+	cr_assert_eq(kflush_fault_handler(SIGBUS, &si, &uc), 0, "asynchronous MCE");
+	si.si_code = SEGV_MAPERR;
+	cr_assert_eq(kflush_fault_handler(SIGINT, &si, &uc), 0);
+	cr_assert_eq(kflush_fault_handler(SIGSEGV, NULL, &uc), 0);
+	cr_assert_eq(kflush_fault_handler(SIGSEGV, &si, NULL), 0);
+	cr_assert_eq(uc.uc_mcontext.gregs[REG_RIP], rep);
+	cr_assert_eq(kflush_fault_handler(SIGSEGV, &si, &uc), 1);
+	cr_assert_neq(uc.uc_mcontext.gregs[REG_RIP], rep);
+	uc.uc_mcontext.gregs[REG_RIP] = rep;
+	si.si_code = BUS_ADRERR;
+	cr_assert_eq(kflush_fault_handler(SIGBUS, &si, &uc), 1);
+}
 
 static sigjmp_buf app_jmp;
 static volatile sig_atomic_t app_calls;

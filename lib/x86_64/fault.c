@@ -60,21 +60,8 @@ static const void *extable_fixup(uintptr_t ip)
 	return NULL;
 }
 
-/**
- * kflush_fault_handler() - redirect a fault taken inside kflush_copy_safe()
- * @sig: the signal number
- * @info: the signal's siginfo
- * @ucontext: the ucontext_t the kernel passed to the handler
- *
- * For applications that install their own SIGSEGV/SIGBUS handler (with
- * SA_SIGINFO) after libkflush was loaded: call this first, and return from
- * the handler at once if it returns 1. Async-signal-safe.
- *
- * Return: 1 if the fault was raised by the hardware on one of libkflush's
- * fault-safe instructions and execution now resumes at its fixup when the
- * handler returns; 0 if the fault is someone else's.
- */
-KFLUSH_API int kflush_fault_handler(int sig, siginfo_t *info, void *ucontext)
+/* Our handler calls this directly: no PLT, no interposition. */
+static int fixup_fault(int sig, siginfo_t *info, void *ucontext)
 {
 	ucontext_t *uc = ucontext;
 	const void *fixup;
@@ -96,13 +83,30 @@ KFLUSH_API int kflush_fault_handler(int sig, siginfo_t *info, void *ucontext)
 	return 1;
 }
 
+/**
+ * kflush_fault_handler() - redirect a fault taken inside kflush_copy_safe()
+ * @sig: the signal number
+ * @info: the signal's siginfo
+ * @ucontext: the ucontext_t the kernel passed to the handler
+ *
+ * For applications that install their own SIGSEGV/SIGBUS handler (with
+ * SA_SIGINFO) after libkflush was loaded: call this first, and return from
+ * the handler at once if it returns 1. Async-signal-safe.
+ *
+ * Return: 1 if the fault was raised by the hardware on one of libkflush's
+ * fault-safe instructions and execution now resumes at its fixup when the
+ * handler returns; 0 if the fault is someone else's.
+ */
+KFLUSH_API int kflush_fault_handler(int sig, siginfo_t *info, void *ucontext)
+{
+	return fixup_fault(sig, info, ucontext);
+}
+
 /* What SIGSEGV and SIGBUS did before we took them over. */
 static struct sigaction prev_segv, prev_bus;
 /* An SA_RESETHAND predecessor already had its one delivery. */
 static int prev_segv_spent, prev_bus_spent;
 static int installed;
-
-static void handler(int sig, siginfo_t *info, void *ucontext);
 
 static struct sigaction *prev_of(int sig, int **spent)
 {
@@ -172,7 +176,7 @@ static void handler(int sig, siginfo_t *info, void *ucontext)
 {
 	int saved_errno = errno;
 
-	if (!kflush_fault_handler(sig, info, ucontext))
+	if (!fixup_fault(sig, info, ucontext))
 		chain(sig, info, ucontext);
 	errno = saved_errno;
 }
