@@ -190,7 +190,12 @@ static void install_one(int sig, struct sigaction *prev)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = handler;
 	sigemptyset(&sa.sa_mask);
-	/* Whether an interrupted call restarts is decided by our flags now. */
+	/*
+	 * SA_ONSTACK: a stack overflow must still reach a predecessor that
+	 * relies on the thread's alternate stack. SA_NODEFER: see chain().
+	 * SA_RESTART is copied because our flags now decide whether a call
+	 * interrupted by a sent SIGSEGV/SIGBUS restarts.
+	 */
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | (prev->sa_flags & SA_RESTART);
 	sigaction(sig, &sa, NULL);
 }
