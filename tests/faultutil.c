@@ -7,6 +7,21 @@
 
 #include "faultutil.h"
 
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+
+int precise_faults(void)
+{
+#ifdef RUNNING_ON_VALGRIND
+	return !RUNNING_ON_VALGRIND;
+#else
+	return 1;
+#endif
+}
+
 static void die(const char *what)
 {
 	perror(what);
