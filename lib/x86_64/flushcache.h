@@ -106,11 +106,15 @@ KFLUSH_INLINE uint64_t byte_pattern(int c)
 
 /*
  * Bulk driver: the core takes the destination up to a line boundary, then
- * @line stores whole aligned lines (four per pass, so four lines of loads
- * are in flight), and the core finishes the tail. @line must be inlinable:
- * callers pass a static always_inline function.
+ * @block stores @block_lines whole aligned lines per pass and @line single
+ * lines, and the core finishes the tail. A block issues all its loads
+ * before its first store: the compiler may not hoist a load above an NT
+ * store through a char pointer, and with a cold source the loads in flight
+ * are what sets the bandwidth. @block and @line must be inlinable: callers
+ * pass static always_inline functions.
  */
-KFLUSH_INLINE void flushcache_lines(char *d, const char *s, size_t n,
+KFLUSH_INLINE void flushcache_lines(char *d, const char *s, size_t n, size_t block_lines,
+				    void (*block)(char *d, const char *s),
 				    void (*line)(char *d, const char *s))
 {
 	size_t head = (size_t)(-(uintptr_t)d & (LINE - 1));
@@ -125,12 +129,9 @@ KFLUSH_INLINE void flushcache_lines(char *d, const char *s, size_t n,
 		s += head;
 		n -= head;
 	}
-	for (; n >= 4 * LINE; d += 4 * LINE, s += 4 * LINE, n -= 4 * LINE) {
-		line(d, s);
-		line(d + LINE, s + LINE);
-		line(d + 2 * LINE, s + 2 * LINE);
-		line(d + 3 * LINE, s + 3 * LINE);
-	}
+	for (; n >= block_lines * LINE; d += block_lines * LINE, s += block_lines * LINE,
+	     n -= block_lines * LINE)
+		block(d, s);
 	for (; n >= LINE; d += LINE, s += LINE, n -= LINE)
 		line(d, s);
 	flushcache_core(d, s, n);
