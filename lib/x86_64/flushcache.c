@@ -78,7 +78,7 @@ KFLUSH_IMPLS(kflush_memcpy_flushcache,
 	KFLUSH_IMPL("avx2", KFLUSH_CPU_AVX2, 0, memcpy_flushcache_avx2),
 	KFLUSH_IMPL("movdir64b", KFLUSH_CPU_MOVDIR64B, 0, memcpy_flushcache_movdir64b),
 	KFLUSH_IMPL("movnti", KFLUSH_CPU_SSE2, 0, memcpy_flushcache_movnti),
-	KFLUSH_IMPL("kernel", KFLUSH_CPU_SSE2, 0, memcpy_flushcache_kernel),
+	KFLUSH_IMPL("kernel", 0, 0, memcpy_flushcache_kernel),
 );
 
 /**
@@ -123,7 +123,7 @@ KFLUSH_IMPLS(kflush_memset_flushcache,
 	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memset_flushcache_avx512),
 	KFLUSH_IMPL("avx2", KFLUSH_CPU_AVX2, 0, memset_flushcache_avx2),
 	KFLUSH_IMPL("movnti", KFLUSH_CPU_SSE2, 0, memset_flushcache_movnti),
-	KFLUSH_IMPL("kernel", KFLUSH_CPU_SSE2, 0, memset_flushcache_kernel),
+	KFLUSH_IMPL("kernel", 0, 0, memset_flushcache_kernel),
 );
 
 /**

@@ -18,10 +18,13 @@
  * arch/x86/lib/usercopy_64.c __memcpy_flushcache(): cached head up to
  * 8-byte alignment and write it back, 32 bytes of movnti per pass, then 8,
  * then 4, then a cached 1..3-byte tail written back. Only the destination
- * is aligned; the source never is.
+ * is aligned; the source never is. Unlike the kernel, n == 0 with an
+ * unaligned destination writes no line back.
  */
 KFLUSH_INLINE void flushcache_core(char *d, const char *s, size_t n)
 {
+	if (!n)
+		return;
 	if ((uintptr_t)d & 7) {
 		size_t len = 8 - ((uintptr_t)d & 7);
 
@@ -68,6 +71,8 @@ KFLUSH_INLINE void flushcache_core(char *d, const char *s, size_t n)
 /* The same shape for memset; v is c repeated in all eight bytes. */
 KFLUSH_INLINE void flushset_core(char *d, int c, uint64_t v, size_t n)
 {
+	if (!n)
+		return;
 	if ((uintptr_t)d & 7) {
 		size_t len = 8 - ((uintptr_t)d & 7);
 
