@@ -175,6 +175,8 @@ struct mask_case {
 static const char *const masks[] = {
 	"", "-avx512f", "-avx512f,-avx2", "-avx512f,-avx2,-movdir64b", "-clwb",
 	"-clwb,-clflushopt",
+	/* Only the kernel-port baselines, which require no feature bit, are left. */
+	"-avx512f,-avx2,-movdir64b,-sse2,-clwb,-clflushopt,-clflush",
 };
 #define NR_MASKS (sizeof(masks) / sizeof(masks[0]))
 
