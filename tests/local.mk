@@ -17,3 +17,19 @@ tests_libkflush_record_avx512_la_CFLAGS = $(AM_CFLAGS) $(AVX512_CFLAGS)
 
 TEST_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 TEST_LIBS = lib/libkflush.la $(CRITERION_LIBS)
+
+# memcpy and page routines (issue 3)
+check_PROGRAMS += tests/test_memcpy tests/test_pages tests/test_pages_persistence
+TESTS += tests/test_memcpy tests/test_pages tests/test_pages_persistence \
+	tests/run-masked-pages.sh
+EXTRA_DIST += tests/run-masked-pages.sh
+tests_test_memcpy_SOURCES = tests/test_memcpy.c tests/testutil.c tests/testutil.h
+tests_test_memcpy_CFLAGS = $(TEST_CFLAGS)
+tests_test_memcpy_LDADD = $(TEST_LIBS)
+tests_test_pages_SOURCES = tests/test_pages.c tests/testutil.c tests/testutil.h
+tests_test_pages_CFLAGS = $(TEST_CFLAGS)
+tests_test_pages_LDADD = $(TEST_LIBS)
+tests_test_pages_persistence_SOURCES = tests/test_pages_persistence.c tests/testutil.c \
+	tests/testutil.h tests/recorder.c tests/recorder.h
+tests_test_pages_persistence_CFLAGS = $(TEST_CFLAGS)
+tests_test_pages_persistence_LDADD = tests/libkflush_record.la $(CRITERION_LIBS)
