@@ -41,7 +41,7 @@ KFLUSH_IMPLS(kflush_clear_pages_flushcache,
 	KFLUSH_IMPL("clzero", KFLUSH_CPU_CLZERO, 0, clear_pages_flushcache_clzero),
 	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, clear_pages_flushcache_avx512),
 	KFLUSH_IMPL("avx2", KFLUSH_CPU_AVX2, 0, clear_pages_flushcache_avx2),
-	KFLUSH_IMPL("movnti", KFLUSH_CPU_SSE2, 0, clear_pages_flushcache_movnti),
+	KFLUSH_IMPL("movnti", 0, 0, clear_pages_flushcache_movnti),
 );
 
 /**
