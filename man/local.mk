@@ -25,3 +25,11 @@ dist_man_MANS += \
 	man/kflush_variant_bound.3 \
 	man/kflush_variant_find.3 \
 	man/kflush_variant_fn.3
+
+# memcpy and the page routines (issue 3)
+dist_man_MANS += \
+	man/kflush_memcpy.3 \
+	man/kflush_clear_page.3 \
+	man/kflush_clear_pages.3 \
+	man/kflush_clear_pages_flushcache.3 \
+	man/kflush_copy_page.3

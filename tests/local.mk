@@ -71,3 +71,19 @@ tests_inline_probe_LDFLAGS = $(AM_LDFLAGS) -no-install
 # clean. The harness exports $srcdir, which the scripts read the pages from.
 TESTS += tests/man-coverage.sh tests/man-lint.sh
 EXTRA_DIST += tests/man-coverage.sh tests/man-lint.sh
+
+# memcpy and page routines (issue 3)
+check_PROGRAMS += tests/test_memcpy tests/test_pages tests/test_pages_persistence
+TESTS += tests/test_memcpy tests/test_pages tests/test_pages_persistence \
+	tests/run-masked-pages.sh
+EXTRA_DIST += tests/run-masked-pages.sh
+tests_test_memcpy_SOURCES = tests/test_memcpy.c tests/testutil.c tests/testutil.h
+tests_test_memcpy_CFLAGS = $(TEST_CFLAGS)
+tests_test_memcpy_LDADD = $(TEST_LIBS)
+tests_test_pages_SOURCES = tests/test_pages.c tests/testutil.c tests/testutil.h
+tests_test_pages_CFLAGS = $(TEST_CFLAGS)
+tests_test_pages_LDADD = $(TEST_LIBS)
+tests_test_pages_persistence_SOURCES = tests/test_pages_persistence.c tests/testutil.c \
+	tests/testutil.h tests/recorder.c tests/recorder.h
+tests_test_pages_persistence_CFLAGS = $(TEST_CFLAGS)
+tests_test_pages_persistence_LDADD = tests/libkflush_record.la $(CRITERION_LIBS)
