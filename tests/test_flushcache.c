@@ -37,7 +37,8 @@ static unsigned char *set_expect[NR_SET_VALUES];
 
 static void setup(void)
 {
-	size_t len = TU_MAX_SIZE + 64;
+	/* aligned_alloc wants a multiple of the alignment. */
+	size_t len = (TU_MAX_SIZE + 64 + 63) & ~(size_t)63;
 
 	src = aligned_alloc(64, len);
 	inv = aligned_alloc(64, len);
