@@ -20,7 +20,7 @@
 
 /* Source offsets (mod 64) swept for every size and destination offset. */
 static const size_t src_offs[] = { 0, 1, 7, 8, 31, 63 };
-/* The large sizes cost ~1 ms a call: fewer offsets there. */
+/* Beyond the dense sweep (mid and large sizes): fewer offsets. */
 static const size_t large_dst_offs[] = { 0, 1, 7, 8, 31, 32, 63 };
 static const size_t large_src_offs[] = { 0, 5, 63 };
 /* memset values: int arguments beyond a byte must be truncated like memset's. */
@@ -95,25 +95,35 @@ static void sweep_copy(const char *name, kflush_memcpy_flushcache_fn fn,
 		       const size_t *soffs, size_t nsoffs)
 {
 	struct tu_area a = tu_area_new(TU_SWEEP_MAX);
+	struct tu_area mid = tu_area_new(TU_MID_MAX);
 	struct tu_area big = tu_area_new(TU_MAX_SIZE);
+	size_t mid_sizes[128], nmid = tu_mid_sizes(mid_sizes, ARRAY_SIZE(mid_sizes));
 
 	for (size_t n = 0; n <= TU_SWEEP_MAX; n++)
 		for (size_t doff = 0; doff < 64; doff++)
 			for (size_t i = 0; i < nsoffs; i++)
 				copy_one(name, fn, &a, doff, soffs[i], n);
+	for (size_t m = 0; m < nmid; m++)
+		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
+			for (size_t j = 0; j < ARRAY_SIZE(large_src_offs); j++)
+				copy_one(name, fn, &mid, large_dst_offs[i], large_src_offs[j],
+					 mid_sizes[m]);
 	for (size_t l = 0; l < tu_nr_large_sizes; l++)
 		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
 			for (size_t j = 0; j < ARRAY_SIZE(large_src_offs); j++)
 				copy_one(name, fn, &big, large_dst_offs[i], large_src_offs[j],
 					 tu_large_sizes[l]);
 	tu_area_free(&a);
+	tu_area_free(&mid);
 	tu_area_free(&big);
 }
 
 static void sweep_set(const char *name, kflush_memset_flushcache_fn fn)
 {
 	struct tu_area a = tu_area_new(TU_SWEEP_MAX);
+	struct tu_area mid = tu_area_new(TU_MID_MAX);
 	struct tu_area big = tu_area_new(TU_MAX_SIZE);
+	size_t mid_sizes[128], nmid = tu_mid_sizes(mid_sizes, ARRAY_SIZE(mid_sizes));
 
 	for (size_t n = 0; n <= TU_SWEEP_MAX; n++)
 		for (size_t doff = 0; doff < 64; doff++)
@@ -122,11 +132,16 @@ static void sweep_set(const char *name, kflush_memset_flushcache_fn fn)
 	for (size_t doff = 0; doff < 64; doff++)
 		for (size_t vi = 0; vi < NR_SET_VALUES; vi++)
 			set_one(name, fn, &a, doff, vi, 777);
+	for (size_t m = 0; m < nmid; m++)
+		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
+			set_one(name, fn, &mid, large_dst_offs[i], (m + i) % NR_SET_VALUES,
+				mid_sizes[m]);
 	for (size_t l = 0; l < tu_nr_large_sizes; l++)
 		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
 			set_one(name, fn, &big, large_dst_offs[i], (l + i) % NR_SET_VALUES,
 				tu_large_sizes[l]);
 	tu_area_free(&a);
+	tu_area_free(&mid);
 	tu_area_free(&big);
 }
 

@@ -104,23 +104,31 @@ static void prove_set(const char *name, kflush_memset_flushcache_fn fn, struct t
 static void sweep_copy(const char *name, kflush_memcpy_flushcache_fn fn, size_t fences)
 {
 	struct tu_area a = tu_area_new(TU_SWEEP_MAX);
+	struct tu_area mid = tu_area_new(TU_MID_MAX);
 	struct tu_area big = tu_area_new(TU_MAX_SIZE);
+	size_t mid_sizes[128], nmid = tu_mid_sizes(mid_sizes, ARRAY_SIZE(mid_sizes));
 
 	for (size_t n = 0; n <= TU_SWEEP_MAX; n++)
 		for (size_t doff = 0; doff < 64; doff++)
 			for (size_t i = 0; i < ARRAY_SIZE(src_offs); i++)
 				prove_copy(name, fn, &a, doff, src_offs[i], n, fences);
+	for (size_t m = 0; m < nmid; m++)
+		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
+			prove_copy(name, fn, &mid, large_dst_offs[i], 5, mid_sizes[m], fences);
 	for (size_t l = 0; l < tu_nr_large_sizes; l++)
 		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
 			prove_copy(name, fn, &big, large_dst_offs[i], 5, tu_large_sizes[l], fences);
 	tu_area_free(&a);
+	tu_area_free(&mid);
 	tu_area_free(&big);
 }
 
 static void sweep_set(const char *name, kflush_memset_flushcache_fn fn)
 {
 	struct tu_area a = tu_area_new(TU_SWEEP_MAX);
+	struct tu_area mid = tu_area_new(TU_MID_MAX);
 	struct tu_area big = tu_area_new(TU_MAX_SIZE);
+	size_t mid_sizes[128], nmid = tu_mid_sizes(mid_sizes, ARRAY_SIZE(mid_sizes));
 	unsigned char *expect = malloc(TU_MAX_SIZE);
 
 	cr_assert(expect);
@@ -128,11 +136,15 @@ static void sweep_set(const char *name, kflush_memset_flushcache_fn fn)
 	for (size_t n = 0; n <= TU_SWEEP_MAX; n++)
 		for (size_t doff = 0; doff < 64; doff++)
 			prove_set(name, fn, &a, doff, n, expect);
+	for (size_t m = 0; m < nmid; m++)
+		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
+			prove_set(name, fn, &mid, large_dst_offs[i], mid_sizes[m], expect);
 	for (size_t l = 0; l < tu_nr_large_sizes; l++)
 		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
 			prove_set(name, fn, &big, large_dst_offs[i], tu_large_sizes[l], expect);
 	free(expect);
 	tu_area_free(&a);
+	tu_area_free(&mid);
 	tu_area_free(&big);
 }
 

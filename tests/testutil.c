@@ -82,6 +82,19 @@ void tu_fill(void *p, size_t n, uint32_t seed)
 	}
 }
 
+size_t tu_mid_sizes(size_t *out, size_t max)
+{
+	static const int near[] = { -65, -64, -63, -1, 0, 1, 63, 64, 65 };
+	size_t n = 0;
+
+	for (size_t s = TU_SWEEP_MAX + 1; s <= TU_MID_MAX && n < max; s += 53)
+		out[n++] = s;
+	for (size_t k = 1; k <= 3; k++)
+		for (size_t i = 0; i < sizeof(near) / sizeof(near[0]) && n < max; i++)
+			out[n++] = (size_t)((long)(2048 * k) + near[i]);
+	return n;
+}
+
 long tu_check(const struct tu_area *a, size_t off, const void *expect, size_t n)
 {
 	size_t start = TU_GUARD + off, end = start + n;

@@ -54,6 +54,14 @@ extern const size_t tu_nr_large_sizes;
 #define TU_SWEEP_MAX 1100
 #define TU_MAX_SIZE ((1u << 20) + 7)
 
+/*
+ * Between the sweep and the large sizes: a sparse walk up to three
+ * 2 KiB blocks (the AVX-512 variant's load-ahead unit) and every size
+ * within a line of each block boundary. Returns the count written.
+ */
+#define TU_MID_MAX (3 * 2048 + 128)
+size_t tu_mid_sizes(size_t *out, size_t max);
+
 /* Criterion parameter: one variant of one operation. */
 struct tu_variant {
 	int op;
