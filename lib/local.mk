@@ -8,17 +8,24 @@ KFLUSH_SOURCES = \
 	lib/x86_64/flush.c \
 	lib/x86_64/flushcache.h \
 	lib/x86_64/flushcache.c \
-	lib/x86_64/pending_pages.c \
-	lib/x86_64/asm_cs.h \
+	lib/x86_64/asm.h \
+	lib/x86_64/pages.h \
+	lib/x86_64/memcpy.S \
+	lib/x86_64/clear_page.S \
+	lib/x86_64/copy_page.S \
+	lib/x86_64/clear_pages_flushcache.c \
+	lib/x86_64/strings.c \
 	lib/x86_64/extable.h \
 	lib/x86_64/copy_safe.S \
 	lib/x86_64/fault.c
 
 KFLUSH_AVX2_SOURCES = \
-	lib/x86_64/flushcache_avx2.c
+	lib/x86_64/flushcache_avx2.c \
+	lib/x86_64/clear_pages_flushcache_avx2.c
 
 KFLUSH_AVX512_SOURCES = \
-	lib/x86_64/flushcache_avx512.c
+	lib/x86_64/flushcache_avx512.c \
+	lib/x86_64/clear_pages_flushcache_avx512.c
 
 KFLUSH_VISIBILITY = -fvisibility=hidden
 

@@ -337,26 +337,29 @@ ParameterizedTest(struct tu_variant *v, copy_safe, threads)
 
 /*
  * kflush_fault_handler() on a made-up context: the rep_movsb variant's
- * second instruction (after "mov %rdx,%rcx") is a table entry.
+ * "rep movsb" (f3 a4, a few bytes in) is a table entry; its first
+ * instruction is not.
  */
 Test(copy_safe, fault_handler_contract)
 {
-	static const unsigned char insns[] = { 0x48, 0x89, 0xd1, 0xf3, 0xa4 };
 	int idx = kflush_variant_find(KFLUSH_OP_COPY_SAFE, "rep_movsb");
 	const unsigned char *fn = idx >= 0 ?
 		(const unsigned char *)kflush_variant_fn(KFLUSH_OP_COPY_SAFE, (unsigned int)idx) : NULL;
-	greg_t rep = (greg_t)(uintptr_t)(fn + 3);
+	greg_t rep = 0;
 	siginfo_t si;
 	ucontext_t uc;
 
-	if (!fn || memcmp(fn, insns, sizeof(insns)))
+	for (int i = 1; fn && i < 16 && !rep; i++)
+		if (fn[i] == 0xf3 && fn[i + 1] == 0xa4)
+			rep = (greg_t)(uintptr_t)(fn + i);
+	if (!rep)
 		cr_skip_test("rep_movsb is not usable here, or not laid out as expected");
 	memset(&si, 0, sizeof(si));
 	memset(&uc, 0, sizeof(uc));
 	si.si_code = SEGV_MAPERR;
-	uc.uc_mcontext.gregs[REG_RIP] = rep - 3;
+	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)fn;
 	cr_assert_eq(kflush_fault_handler(SIGSEGV, &si, &uc), 0, "not a table entry");
-	cr_assert_eq(uc.uc_mcontext.gregs[REG_RIP], rep - 3);
+	cr_assert_eq(uc.uc_mcontext.gregs[REG_RIP], (greg_t)(uintptr_t)fn);
 	uc.uc_mcontext.gregs[REG_RIP] = rep;
 	si.si_code = SI_USER;
 	cr_assert_eq(kflush_fault_handler(SIGSEGV, &si, &uc), 0, "sent by kill()");

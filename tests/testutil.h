@@ -20,12 +20,19 @@
 struct tu_area {
 	unsigned char *raw;
 	size_t rawlen;
+	unsigned char *image;	/* the pristine guard pattern, rawlen bytes */
 };
 
 struct tu_area tu_area_new(size_t payload);
 void tu_area_free(struct tu_area *a);
 /* Refill the whole area with the guard pattern. */
 void tu_area_reset(struct tu_area *a);
+/*
+ * Put the guard pattern back over n payload bytes at offset off only: a
+ * sweep that resets just what it wrote stays linear in the sizes, and a
+ * stray store elsewhere survives to be caught by the next tu_check().
+ */
+void tu_restore(struct tu_area *a, size_t off, size_t n);
 /* Payload pointer at offset off (0..63) from a 64-byte-aligned start. */
 unsigned char *tu_at(const struct tu_area *a, size_t off);
 
@@ -46,6 +53,14 @@ extern const size_t tu_large_sizes[];
 extern const size_t tu_nr_large_sizes;
 #define TU_SWEEP_MAX 1100
 #define TU_MAX_SIZE ((1u << 20) + 7)
+
+/*
+ * Between the sweep and the large sizes: a sparse walk up to three
+ * 2 KiB blocks (the AVX-512 variant's load-ahead unit) and every size
+ * within a line of each block boundary. Returns the count written.
+ */
+#define TU_MID_MAX (3 * 2048 + 128)
+size_t tu_mid_sizes(size_t *out, size_t max);
 
 /* Criterion parameter: one variant of one operation. */
 struct tu_variant {

@@ -12,7 +12,8 @@
  * hardware's granularity, is what makes the returned count exact.
  * Nothing is stored past the faulting byte.
  */
-#include "x86_64/asm_cs.h"
+#include "x86_64/asm.h"
+#include "x86_64/extable.h"
 
 	.text
 
@@ -32,8 +33,8 @@
 	addq %rax,%rsi
 	addq %rax,%rdi
 	subq %rax,%rcx
-	CS_EXTABLE(1b, .Lbytes)
-	CS_EXTABLE(2b, .Lbytes)
+	EXTABLE(1b, .Lbytes)
+	EXTABLE(2b, .Lbytes)
 .endm
 
 /*
@@ -43,7 +44,7 @@
  *
  * Also holds the short path and the byte loop that every variant shares.
  */
-CS_FUNC_START(copy_safe_movsq)
+ENTRY(copy_safe_movsq)
 	movq %rdx,%rcx
 	cmpq $64,%rcx
 	jb .Lshort
@@ -59,7 +60,7 @@ CS_FUNC_START(copy_safe_movsq)
 11:	leaq (%rax,%rcx,8),%rcx
 	jmp .Lbytes
 
-	CS_EXTABLE(10b, 11b)
+	EXTABLE(10b, 11b)
 
 /*
  * Short path, 0..63 bytes: qwords, then the last 1..7 bytes as one qword
@@ -87,10 +88,10 @@ CS_FUNC_START(copy_safe_movsq)
 	xorl %eax,%eax
 	ret
 
-	CS_EXTABLE(20b, .Lbytes)
-	CS_EXTABLE(21b, .Lbytes)
-	CS_EXTABLE(22b, .Lbytes)
-	CS_EXTABLE(23b, .Lbytes)
+	EXTABLE(20b, .Lbytes)
+	EXTABLE(21b, .Lbytes)
+	EXTABLE(22b, .Lbytes)
+	EXTABLE(23b, .Lbytes)
 
 /*
  * Byte loop: short tails and the exact retry after every fault.
@@ -111,9 +112,9 @@ CS_FUNC_START(copy_safe_movsq)
 	movq %rcx,%rax
 	ret
 
-	CS_EXTABLE(30b, .Lout)
-	CS_EXTABLE(31b, .Lout)
-CS_FUNC_END(copy_safe_movsq)
+	EXTABLE(30b, .Lout)
+	EXTABLE(31b, .Lout)
+END(copy_safe_movsq)
 
 /*
  * copy_safe_rep_movsb - FSRM: rep movsb for every size
@@ -123,14 +124,14 @@ CS_FUNC_END(copy_safe_movsq)
  * rep movsb stops with rcx/rsi/rdi at the faulting iteration; the byte
  * retry re-faults at once when that is exact and costs nothing otherwise.
  */
-CS_FUNC_START(copy_safe_rep_movsb)
+ENTRY(copy_safe_rep_movsb)
 	movq %rdx,%rcx
 40:	rep movsb
 	xorl %eax,%eax
 	ret
 
-	CS_EXTABLE(40b, .Lbytes)
-CS_FUNC_END(copy_safe_rep_movsb)
+	EXTABLE(40b, .Lbytes)
+END(copy_safe_rep_movsb)
 
 /*
  * copy_safe_erms - ERMS without FSRM: the short path below 64 bytes
@@ -138,7 +139,7 @@ CS_FUNC_END(copy_safe_rep_movsb)
  * Input:  rdi dst, rsi src, rdx n
  * Output: rax bytes not copied; rcx, rdx, rsi, rdi clobbered
  */
-CS_FUNC_START(copy_safe_erms)
+ENTRY(copy_safe_erms)
 	movq %rdx,%rcx
 	cmpq $64,%rcx
 	jb .Lshort
@@ -146,8 +147,8 @@ CS_FUNC_START(copy_safe_erms)
 	xorl %eax,%eax
 	ret
 
-	CS_EXTABLE(41b, .Lbytes)
-CS_FUNC_END(copy_safe_erms)
+	EXTABLE(41b, .Lbytes)
+END(copy_safe_erms)
 
 /*
  * copy_safe_movsq_tail_overlap - benchmark only: rep movsq, then the last
@@ -157,7 +158,7 @@ CS_FUNC_END(copy_safe_erms)
  * Input:  rdi dst, rsi src, rdx n
  * Output: rax bytes not copied; rcx, rdx, rsi, rdi clobbered
  */
-CS_FUNC_START(copy_safe_movsq_tail_overlap)
+ENTRY(copy_safe_movsq_tail_overlap)
 	movq %rdx,%rcx
 	cmpq $64,%rcx
 	jb .Lshort
@@ -178,10 +179,10 @@ CS_FUNC_START(copy_safe_movsq_tail_overlap)
 55:	movl %eax,%ecx
 	jmp .Lbytes
 
-	CS_EXTABLE(50b, 54b)
-	CS_EXTABLE(51b, 55b)
-	CS_EXTABLE(52b, 55b)
-CS_FUNC_END(copy_safe_movsq_tail_overlap)
+	EXTABLE(50b, 54b)
+	EXTABLE(51b, 55b)
+	EXTABLE(52b, 55b)
+END(copy_safe_movsq_tail_overlap)
 
 /*
  * copy_safe_movsq_tail_linus - benchmark only: rep movsq stops one qword
@@ -190,7 +191,7 @@ CS_FUNC_END(copy_safe_movsq_tail_overlap)
  * Input:  rdi dst, rsi src, rdx n
  * Output: rax bytes not copied; rcx, rdx, rsi, rdi clobbered
  */
-CS_FUNC_START(copy_safe_movsq_tail_linus)
+ENTRY(copy_safe_movsq_tail_linus)
 	movq %rdx,%rcx
 	cmpq $64,%rcx
 	jb .Lshort
@@ -220,12 +221,12 @@ CS_FUNC_START(copy_safe_movsq_tail_linus)
 	movl %eax,%ecx
 	jmp .Lbytes
 
-	CS_EXTABLE(60b, 65b)
-	CS_EXTABLE(61b, 66b)
-	CS_EXTABLE(62b, 66b)
-	CS_EXTABLE(63b, 67b)
-	CS_EXTABLE(64b, 67b)
-CS_FUNC_END(copy_safe_movsq_tail_linus)
+	EXTABLE(60b, 65b)
+	EXTABLE(61b, 66b)
+	EXTABLE(62b, 66b)
+	EXTABLE(63b, 67b)
+	EXTABLE(64b, 67b)
+END(copy_safe_movsq_tail_linus)
 
 /*
  * copy_safe_movsq_tail_first - benchmark only: store the last qword first
@@ -239,7 +240,7 @@ CS_FUNC_END(copy_safe_movsq_tail_linus)
  * reader could see the tail briefly). The extra load hits the line the
  * store has to own anyway.
  */
-CS_FUNC_START(copy_safe_movsq_tail_first)
+ENTRY(copy_safe_movsq_tail_first)
 	movq %rdx,%rcx
 	cmpq $64,%rcx
 	jb .Lshort
@@ -263,10 +264,10 @@ CS_FUNC_START(copy_safe_movsq_tail_first)
 	leaq (%rax,%rcx,8),%rcx
 	jmp .Lbytes
 
-	CS_EXTABLE(70b, .Lbytes)
-	CS_EXTABLE(71b, .Lbytes)
-	CS_EXTABLE(72b, .Lbytes)
-	CS_EXTABLE(73b, 74b)
-CS_FUNC_END(copy_safe_movsq_tail_first)
+	EXTABLE(70b, .Lbytes)
+	EXTABLE(71b, .Lbytes)
+	EXTABLE(72b, .Lbytes)
+	EXTABLE(73b, 74b)
+END(copy_safe_movsq_tail_first)
 
 	.section .note.GNU-stack, "", @progbits

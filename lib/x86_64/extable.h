@@ -2,19 +2,32 @@
 /*
  * The exception table: one entry per instruction that may fault on a
  * caller's address, naming where to resume (the kernel's __ex_table).
- * The .S side emits entries with CS_EXTABLE() (asm_cs.h); fault.c looks
- * the faulting RIP up in it from the SIGSEGV/SIGBUS handler.
+ * The .S side emits entries with EXTABLE(); fault.c looks the faulting
+ * RIP up in it from the SIGSEGV/SIGBUS handler.
  */
 #ifndef KFLUSH_X86_EXTABLE_H
 #define KFLUSH_X86_EXTABLE_H
 
 /*
- * A C identifier, so the linker defines __start_ and __stop_ symbols for
- * it; the section is private to each module that links it in.
+ * The section's name is a C identifier, so the linker defines __start_ and
+ * __stop_ symbols for it; each module that links it in has its own.
  */
-#define KFLUSH_EXTABLE_SECTION_S __kflush_extable
+#ifdef __ASSEMBLER__
 
-#ifndef __ASSEMBLER__
+/*
+ * EXTABLE(insn, fixup): if the instruction at label insn faults, resume at
+ * label fixup with every register as it was at the fault. Both fields are
+ * PC-relative, so the table needs no relocation in a shared library and
+ * stays read-only.
+ */
+#define EXTABLE(insn, fixup)				\
+	.pushsection __kflush_extable, "a";		\
+	.balign 4;					\
+	.long (insn) - .;				\
+	.long (fixup) - .;				\
+	.popsection
+
+#else
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +52,6 @@ size_t copy_safe_erms(void *dst, const void *src, size_t n);
 size_t copy_safe_movsq_tail_overlap(void *dst, const void *src, size_t n);
 size_t copy_safe_movsq_tail_linus(void *dst, const void *src, size_t n);
 size_t copy_safe_movsq_tail_first(void *dst, const void *src, size_t n);
-#endif
+#endif /* __ASSEMBLER__ */
 
 #endif /* KFLUSH_X86_EXTABLE_H */

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kflush_memcpy() and the page routines: their variant lists and exported
+ * entry points. The variants are in memcpy.S, clear_page.S and
+ * copy_page.S. Seed 004 wants no branch per page: each entry point is one
+ * indirect jump through a slot bound once at load (see registry.c for why
+ * a pointer and not an ifunc), never a feature test per call.
+ */
+#include "x86_64/pages.h"
+
+/* Every variant stays listed, bound or not, so the benchmark can race them. */
+KFLUSH_IMPLS(kflush_memcpy,
+	KFLUSH_IMPL("fsrm", KFLUSH_CPU_FSRM, 0, memcpy_fsrm),
+	KFLUSH_IMPL("erms", KFLUSH_CPU_ERMS, 0, memcpy_erms),
+	KFLUSH_IMPL("orig", 0, 0, memcpy_orig),
+);
+
+KFLUSH_IMPLS(kflush_clear_page,
+	KFLUSH_IMPL("rep_stosb", KFLUSH_CPU_ERMS, 0, clear_page_rep_stosb),
+	KFLUSH_IMPL("rep_stosq", KFLUSH_CPU_REP_GOOD, 0, clear_page_rep_stosq),
+	KFLUSH_IMPL("mov", 0, 0, clear_page_mov),
+);
+
+KFLUSH_IMPLS(kflush_clear_pages,
+	KFLUSH_IMPL("rep_stosb", KFLUSH_CPU_ERMS, 0, clear_pages_rep_stosb),
+	KFLUSH_IMPL("rep_stosq", KFLUSH_CPU_REP_GOOD, 0, clear_pages_rep_stosq),
+	KFLUSH_IMPL("mov", 0, 0, clear_pages_mov),
+);
+
+KFLUSH_IMPLS(kflush_copy_page,
+	KFLUSH_IMPL("rep_movsb", KFLUSH_CPU_ERMS, 0, copy_page_rep_movsb),
+	KFLUSH_IMPL("rep_movsq", KFLUSH_CPU_REP_GOOD, 0, copy_page_rep_movsq),
+	KFLUSH_IMPL("mov", 0, 0, copy_page_mov),
+);
+
+/**
+ * kflush_memcpy() - copy memory, the kernel's way
+ * @dst: destination, any alignment
+ * @src: source, any alignment; must not overlap @dst
+ * @n: bytes to copy
+ *
+ * The kernel's memcpy(): rep movsb on FSRM CPUs; on ERMS CPUs without FSRM
+ * rep movsb from 2048 bytes and the scalar routine below that; otherwise
+ * memcpy_orig. Ordinary cached stores; does not fence.
+ *
+ * Return: @dst.
+ */
+KFLUSH_API void *kflush_memcpy(void *dst, const void *src, size_t n)
+{
+	return KFLUSH_BOUND(KFLUSH_OP_MEMCPY, kflush_memcpy_fn)(dst, src, n);
+}
+
+/**
+ * kflush_clear_page() - zero one page
+ * @page: the page, 4096-byte aligned
+ *
+ * rep stosb (ERMS), rep stosq (fast strings) or a qword store loop,
+ * whichever was bound at load. Ordinary cached stores; does not fence.
+ */
+KFLUSH_API void kflush_clear_page(void *page)
+{
+	KFLUSH_BOUND(KFLUSH_OP_CLEAR_PAGE, kflush_clear_page_fn)(page);
+}
+
+/**
+ * kflush_clear_pages() - zero a run of pages
+ * @addr: first page, 4096-byte aligned
+ * @npages: number of pages; 0 touches nothing
+ *
+ * The string variants clear the whole extent with a single rep stos, never
+ * page by page, so the CPU sees its true size (Zen parts stop allocating
+ * cache lines for extents larger than L3). Does not fence.
+ */
+KFLUSH_API void kflush_clear_pages(void *addr, size_t npages)
+{
+	KFLUSH_BOUND(KFLUSH_OP_CLEAR_PAGES, kflush_clear_pages_fn)(addr, npages);
+}
+
+/**
+ * kflush_copy_page() - copy one page
+ * @to: destination page, 4096-byte aligned
+ * @from: source page, 4096-byte aligned; must not overlap @to
+ *
+ * rep movsb (ERMS), rep movsq (fast strings) or a prefetching register
+ * loop, whichever was bound at load. Does not fence.
+ */
+KFLUSH_API void kflush_copy_page(void *to, const void *from)
+{
+	KFLUSH_BOUND(KFLUSH_OP_COPY_PAGE, kflush_copy_page_fn)(to, from);
+}
