@@ -98,9 +98,10 @@ static void sweep_copy(const char *name, kflush_memcpy_flushcache_fn fn,
 	struct tu_area mid = tu_area_new(TU_MID_MAX);
 	struct tu_area big = tu_area_new(TU_MAX_SIZE);
 	size_t mid_sizes[128], nmid = tu_mid_sizes(mid_sizes, ARRAY_SIZE(mid_sizes));
+	size_t step = tu_offset_step();
 
 	for (size_t n = 0; n <= TU_SWEEP_MAX; n++)
-		for (size_t doff = 0; doff < 64; doff++)
+		for (size_t doff = 0; doff < 64; doff += step)
 			for (size_t i = 0; i < nsoffs; i++)
 				copy_one(name, fn, &a, doff, soffs[i], n);
 	for (size_t m = 0; m < nmid; m++)
@@ -124,9 +125,10 @@ static void sweep_set(const char *name, kflush_memset_flushcache_fn fn)
 	struct tu_area mid = tu_area_new(TU_MID_MAX);
 	struct tu_area big = tu_area_new(TU_MAX_SIZE);
 	size_t mid_sizes[128], nmid = tu_mid_sizes(mid_sizes, ARRAY_SIZE(mid_sizes));
+	size_t step = tu_offset_step();
 
 	for (size_t n = 0; n <= TU_SWEEP_MAX; n++)
-		for (size_t doff = 0; doff < 64; doff++)
+		for (size_t doff = 0; doff < 64; doff += step)
 			set_one(name, fn, &a, doff, (n + doff) % NR_SET_VALUES, n);
 	/* Every value at every offset once, where the line code runs. */
 	for (size_t doff = 0; doff < 64; doff++)
@@ -215,6 +217,7 @@ static void src_bounds(const char *name, kflush_memcpy_flushcache_fn fn)
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	unsigned char *lo, *hi;
 	struct tu_area a = tu_area_new(TU_SWEEP_MAX);
+	size_t step = tu_offset_step();
 
 	cr_assert(m != MAP_FAILED);
 	lo = m + 4096;
@@ -224,7 +227,7 @@ static void src_bounds(const char *name, kflush_memcpy_flushcache_fn fn)
 	tu_fill(lo, span, 7);
 	catch_faults();
 	for (volatile size_t n = 0; n <= TU_SWEEP_MAX; n++) {
-		for (volatile size_t doff = 0; doff < 64; doff++) {
+		for (volatile size_t doff = 0; doff < 64; doff += step) {
 			for (volatile int at_end = 0; at_end < 2; at_end++) {
 				const unsigned char *s;
 

@@ -107,9 +107,10 @@ static void sweep_copy(const char *name, kflush_memcpy_flushcache_fn fn, size_t 
 	struct tu_area mid = tu_area_new(TU_MID_MAX);
 	struct tu_area big = tu_area_new(TU_MAX_SIZE);
 	size_t mid_sizes[128], nmid = tu_mid_sizes(mid_sizes, ARRAY_SIZE(mid_sizes));
+	size_t step = tu_offset_step();
 
 	for (size_t n = 0; n <= TU_SWEEP_MAX; n++)
-		for (size_t doff = 0; doff < 64; doff++)
+		for (size_t doff = 0; doff < 64; doff += step)
 			for (size_t i = 0; i < ARRAY_SIZE(src_offs); i++)
 				prove_copy(name, fn, &a, doff, src_offs[i], n, fences);
 	for (size_t m = 0; m < nmid; m++)
@@ -130,11 +131,12 @@ static void sweep_set(const char *name, kflush_memset_flushcache_fn fn)
 	struct tu_area big = tu_area_new(TU_MAX_SIZE);
 	size_t mid_sizes[128], nmid = tu_mid_sizes(mid_sizes, ARRAY_SIZE(mid_sizes));
 	unsigned char *expect = malloc(TU_MAX_SIZE);
+	size_t step = tu_offset_step();
 
 	cr_assert(expect);
 	memset(expect, 0xc3, TU_MAX_SIZE);
 	for (size_t n = 0; n <= TU_SWEEP_MAX; n++)
-		for (size_t doff = 0; doff < 64; doff++)
+		for (size_t doff = 0; doff < 64; doff += step)
 			prove_set(name, fn, &a, doff, n, expect);
 	for (size_t m = 0; m < nmid; m++)
 		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)

@@ -4,6 +4,12 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+
 #include "testutil.h"
 
 const size_t tu_large_sizes[] = { 4095, 4096, 4097, 65536 + 13, (1u << 20) + 7 };
@@ -80,6 +86,15 @@ void tu_fill(void *p, size_t n, uint32_t seed)
 		x ^= x << 5;
 		b[i] = (unsigned char)(x | 1);
 	}
+}
+
+size_t tu_offset_step(void)
+{
+#ifdef RUNNING_ON_VALGRIND
+	if (RUNNING_ON_VALGRIND)
+		return 5;
+#endif
+	return 1;
 }
 
 size_t tu_mid_sizes(size_t *out, size_t max)

@@ -62,6 +62,13 @@ extern const size_t tu_nr_large_sizes;
 #define TU_MID_MAX (3 * 2048 + 128)
 size_t tu_mid_sizes(size_t *out, size_t max);
 
+/*
+ * Step for the dense destination-offset loops: 1, or 5 under valgrind,
+ * where the full sweep takes minutes and memcheck, not the sweep, is the
+ * point of the run.
+ */
+size_t tu_offset_step(void);
+
 /* Criterion parameter: one variant of one operation. */
 struct tu_variant {
 	int op;
