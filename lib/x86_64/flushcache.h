@@ -14,77 +14,25 @@
 #define FLUSHCACHE_BULK_MIN 256
 #define LINE 64
 
-/*
- * arch/x86/lib/usercopy_64.c __memcpy_flushcache(): cached head up to
- * 8-byte alignment and write it back, 32 bytes of movnti per pass, then 8,
- * then 4, then a cached 1..3-byte tail written back. Only the destination
- * is aligned; the source never is. Unlike the kernel, n == 0 with an
- * unaligned destination writes no line back.
- */
-KFLUSH_INLINE void flushcache_core(char *d, const char *s, size_t n)
+/* Non-temporal words over [d, d+n): d 8-byte aligned, n a multiple of 4. */
+KFLUSH_INLINE void nt_copy_words(char *d, const char *s, size_t n)
 {
-	if (!n)
-		return;
-	if ((uintptr_t)d & 7) {
-		size_t len = 8 - ((uintptr_t)d & 7);
-
-		if (len > n)
-			len = n;
-		cached_copy(d, s, len);
-		writeback_range(d, len);
-		d += len;
-		s += len;
-		n -= len;
-		if (!n)
-			return;
-	}
-
-	while (n >= 32) {
+	for (; n >= 32; d += 32, s += 32, n -= 32) {
 		uint64_t a = load8(s), b = load8(s + 8), c = load8(s + 16), e = load8(s + 24);
 
 		nt_store8(d, a);
 		nt_store8(d + 8, b);
 		nt_store8(d + 16, c);
 		nt_store8(d + 24, e);
-		d += 32;
-		s += 32;
-		n -= 32;
 	}
-	while (n >= 8) {
+	for (; n >= 8; d += 8, s += 8, n -= 8)
 		nt_store8(d, load8(s));
-		d += 8;
-		s += 8;
-		n -= 8;
-	}
-	if (n >= 4) {
+	if (n)
 		nt_store4(d, load4(s));
-		d += 4;
-		s += 4;
-		n -= 4;
-	}
-	if (n) {
-		cached_copy(d, s, n);
-		writeback_range(d, n);
-	}
 }
 
-/* The same shape for memset; v is c repeated in all eight bytes. */
-KFLUSH_INLINE void flushset_core(char *d, int c, uint64_t v, size_t n)
+KFLUSH_INLINE void nt_set_words(char *d, uint64_t v, size_t n)
 {
-	if (!n)
-		return;
-	if ((uintptr_t)d & 7) {
-		size_t len = 8 - ((uintptr_t)d & 7);
-
-		if (len > n)
-			len = n;
-		cached_set(d, c, len);
-		writeback_range(d, len);
-		d += len;
-		n -= len;
-		if (!n)
-			return;
-	}
 	for (; n >= 32; d += 32, n -= 32) {
 		nt_store8(d, v);
 		nt_store8(d + 8, v);
@@ -93,15 +41,68 @@ KFLUSH_INLINE void flushset_core(char *d, int c, uint64_t v, size_t n)
 	}
 	for (; n >= 8; d += 8, n -= 8)
 		nt_store8(d, v);
-	if (n >= 4) {
+	if (n)
 		nt_store4(d, (uint32_t)v);
-		d += 4;
-		n -= 4;
+}
+
+/* Ordinary stores, then write the lines back. */
+KFLUSH_INLINE void cached_copy_wb(char *d, const char *s, size_t n)
+{
+	if (n) {
+		cached_copy(d, s, n);
+		writeback_range(d, n);
 	}
+}
+
+KFLUSH_INLINE void cached_set_wb(char *d, int c, size_t n)
+{
 	if (n) {
 		cached_set(d, c, n);
 		writeback_range(d, n);
 	}
+}
+
+/*
+ * arch/x86/lib/usercopy_64.c __memcpy_flushcache(), exactly: cached head up
+ * to 8-byte alignment and write it back, 32 bytes of movnti per pass, then
+ * 8, then 4, then a cached 1..3-byte tail written back. Only the
+ * destination is aligned; the source never is. Unlike the kernel, n == 0
+ * with an unaligned destination writes no line back.
+ */
+KFLUSH_INLINE void flushcache_core(char *d, const char *s, size_t n)
+{
+	size_t head = (size_t)(-(uintptr_t)d & 7);
+
+	if (!n)
+		return;
+	if (head) {
+		if (head > n)
+			head = n;
+		cached_copy_wb(d, s, head);
+		d += head;
+		s += head;
+		n -= head;
+	}
+	nt_copy_words(d, s, n & ~(size_t)3);
+	cached_copy_wb(d + (n & ~(size_t)3), s + (n & ~(size_t)3), n & 3);
+}
+
+/* The same shape for memset; v is c repeated in all eight bytes. */
+KFLUSH_INLINE void flushset_core(char *d, int c, uint64_t v, size_t n)
+{
+	size_t head = (size_t)(-(uintptr_t)d & 7);
+
+	if (!n)
+		return;
+	if (head) {
+		if (head > n)
+			head = n;
+		cached_set_wb(d, c, head);
+		d += head;
+		n -= head;
+	}
+	nt_set_words(d, v, n & ~(size_t)3);
+	cached_set_wb(d + (n & ~(size_t)3), c, n & 3);
 }
 
 KFLUSH_INLINE uint64_t byte_pattern(int c)
@@ -110,57 +111,104 @@ KFLUSH_INLINE uint64_t byte_pattern(int c)
 }
 
 /*
- * Bulk driver: the core takes the destination up to a line boundary, then
- * @block stores @block_lines whole aligned lines per pass and @line single
- * lines, and the core finishes the tail. A block issues all its loads
- * before its first store: the compiler may not hoist a load above an NT
- * store through a char pointer, and with a cold source the loads in flight
- * are what sets the bandwidth. @block and @line must be inlinable: callers
- * pass static always_inline functions.
+ * Where the kernel's edges cost: a line that gets both ordinary stores and
+ * non-temporal stores in one call is slow on current Intel parts. Either
+ * the NT data in a write-combining buffer must drain before the cached
+ * store can own the line, or the NT store must evict the line the cached
+ * store just dirtied; measured here (pmemtest copy-bench) at 80-600 ns per
+ * call instead of 15-30. So every variant but "kernel" writes a line either
+ * only with NT stores or only with cached stores plus a write-back: when
+ * the copy has a sub-word edge (a destination not 8-byte aligned, or a
+ * length that leaves 1..3 bytes after the last 4-byte store), the whole of
+ * that edge's line within the copy goes through the cache. An 8-aligned
+ * copy of a multiple of 4 bytes (every struct page size) stays pure NT, so
+ * packed copies do not fall into the cached-edge trap PMDK's does.
+ *
+ * Sets *head and *tail to the bytes to write cached at each end.
+ */
+KFLUSH_INLINE void split_edges(const char *d, size_t n, size_t *head, size_t *tail)
+{
+	uintptr_t a = (uintptr_t)d;
+	size_t h = 0, t = 0;
+
+	if (a & 7)
+		h = LINE - (a & (LINE - 1));
+	if (h >= n) {
+		*head = n;
+		*tail = 0;
+		return;
+	}
+	/* The NT body starts 8-aligned; its end must be 4-aligned. */
+	if ((n - h) & 3) {
+		t = (a + n) & (LINE - 1);
+		if (t > n - h)
+			t = n - h;
+	}
+	*head = h;
+	*tail = t;
+}
+
+/*
+ * The driver behind every variant but "kernel": cached edge lines as
+ * above; an NT body in 8- and 4-byte words, or, from FLUSHCACHE_BULK_MIN
+ * bytes, words up to a line boundary, then @block (@block_lines whole
+ * lines, all loads issued before the first store: the compiler may not
+ * hoist a load above an NT store through a char pointer, and with a cold
+ * source the loads in flight set the bandwidth), then @line, then words.
+ * @block and @line must be static always_inline functions.
  */
 KFLUSH_INLINE void flushcache_lines(char *d, const char *s, size_t n, size_t block_lines,
 				    void (*block)(char *d, const char *s),
 				    void (*line)(char *d, const char *s))
 {
-	size_t head = (size_t)(-(uintptr_t)d & (LINE - 1));
+	size_t head, tail;
 
-	if (n < FLUSHCACHE_BULK_MIN) {
-		flushcache_core(d, s, n);
-		return;
+	split_edges(d, n, &head, &tail);
+	cached_copy_wb(d, s, head);
+	d += head;
+	s += head;
+	n -= head + tail;
+
+	if (n >= FLUSHCACHE_BULK_MIN) {
+		size_t to_line = (size_t)(-(uintptr_t)d & (LINE - 1));
+
+		nt_copy_words(d, s, to_line);
+		d += to_line;
+		s += to_line;
+		n -= to_line;
+		for (; n >= block_lines * LINE; d += block_lines * LINE,
+		     s += block_lines * LINE, n -= block_lines * LINE)
+			block(d, s);
+		for (; n >= LINE; d += LINE, s += LINE, n -= LINE)
+			line(d, s);
 	}
-	if (head) {
-		flushcache_core(d, s, head);
-		d += head;
-		s += head;
-		n -= head;
-	}
-	for (; n >= block_lines * LINE; d += block_lines * LINE, s += block_lines * LINE,
-	     n -= block_lines * LINE)
-		block(d, s);
-	for (; n >= LINE; d += LINE, s += LINE, n -= LINE)
-		line(d, s);
-	flushcache_core(d, s, n);
+	nt_copy_words(d, s, n);
+	cached_copy_wb(d + n, s + n, tail);
 }
 
 /* The memset driver; @line stores one aligned line of the pattern in @p. */
 KFLUSH_INLINE void flushset_lines(char *d, int c, size_t n, const void *p,
 				  void (*line)(char *d, const void *p))
 {
-	size_t head = (size_t)(-(uintptr_t)d & (LINE - 1));
 	uint64_t v = byte_pattern(c);
+	size_t head, tail;
 
-	if (n < FLUSHCACHE_BULK_MIN) {
-		flushset_core(d, c, v, n);
-		return;
+	split_edges(d, n, &head, &tail);
+	cached_set_wb(d, c, head);
+	d += head;
+	n -= head + tail;
+
+	if (n >= FLUSHCACHE_BULK_MIN) {
+		size_t to_line = (size_t)(-(uintptr_t)d & (LINE - 1));
+
+		nt_set_words(d, v, to_line);
+		d += to_line;
+		n -= to_line;
+		for (; n >= LINE; d += LINE, n -= LINE)
+			line(d, p);
 	}
-	if (head) {
-		flushset_core(d, c, v, head);
-		d += head;
-		n -= head;
-	}
-	for (; n >= LINE; d += LINE, n -= LINE)
-		line(d, p);
-	flushset_core(d, c, v, n);
+	nt_set_words(d, v, n);
+	cached_set_wb(d + n, c, tail);
 }
 
 /* Per-ISA variants, each in a file built with its own -m flags. */
