@@ -4,6 +4,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <immintrin.h>
+
+#include "kflush.h"
+
 #include "stats.h"
 
 uint64_t pm_now_ns(void)
@@ -54,5 +58,104 @@ uint64_t pm_roof_nt_fill(void *dst, size_t len, const void *pattern)
 			__asm__ __volatile__("movntiq %1, %0"
 					     : "=m"(*(uint64_t *)(d + off + 8 * i)) : "r"(v[i]));
 	__asm__ __volatile__("sfence" : : : "memory");
+	return pm_now_ns() - t0;
+}
+
+/*
+ * The copy roof is built for the widest store, with target attributes so
+ * pmemtest needs no -m flags; the choice is made once from the raw CPUID
+ * features (the machine's roof, not what KFLUSH_HWCAPS leaves us).
+ */
+__attribute__((target("avx512f")))
+static void nt_copy_avx512(char *d, const char *s, size_t len)
+{
+	for (size_t off = 0; off < len; off += 64) {
+		__m512i v = _mm512_loadu_si512((const void *)(s + off));
+
+		_mm512_stream_si512((void *)(d + off), v);
+	}
+}
+
+__attribute__((target("avx2")))
+static void nt_copy_avx2(char *d, const char *s, size_t len)
+{
+	for (size_t off = 0; off < len; off += 64) {
+		__m256i a = _mm256_loadu_si256((const void *)(s + off));
+		__m256i b = _mm256_loadu_si256((const void *)(s + off + 32));
+
+		_mm256_stream_si256((void *)(d + off), a);
+		_mm256_stream_si256((void *)(d + off + 32), b);
+	}
+}
+
+static void nt_copy_movnti(char *d, const char *s, size_t len)
+{
+	for (size_t off = 0; off < len; off += 64) {
+		uint64_t v[8];
+
+		memcpy(v, s + off, sizeof(v));
+		for (int i = 0; i < 8; i++)
+			__asm__ __volatile__("movntiq %1, %0"
+					     : "=m"(*(uint64_t *)(d + off + 8 * i)) : "r"(v[i]));
+	}
+}
+
+static void (*nt_copy)(char *, const char *, size_t);
+static const char *nt_copy_name;
+
+static void nt_copy_pick(void)
+{
+	uint64_t f = kflush_cpu_features_raw();
+
+	if (nt_copy)
+		return;
+	if (f & KFLUSH_CPU_AVX512F) {
+		nt_copy_name = "avx512";
+		nt_copy = nt_copy_avx512;
+	} else if (f & KFLUSH_CPU_AVX2) {
+		nt_copy_name = "avx2";
+		nt_copy = nt_copy_avx2;
+	} else {
+		nt_copy_name = "movnti";
+		nt_copy = nt_copy_movnti;
+	}
+}
+
+const char *pm_roof_nt_copy_name(void)
+{
+	nt_copy_pick();
+	return nt_copy_name;
+}
+
+void pm_nt_copy(void *dst, const void *src, size_t len)
+{
+	nt_copy_pick();
+	nt_copy(dst, src, len);
+}
+
+uint64_t pm_roof_nt_copy(void *dst, const void *src, size_t len)
+{
+	uint64_t t0;
+
+	nt_copy_pick();
+	t0 = pm_now_ns();
+	nt_copy(dst, src, len);
+	__asm__ __volatile__("sfence" : : : "memory");
+	return pm_now_ns() - t0;
+}
+
+void pm_rep_stosb(void *dst, size_t len)
+{
+	void *d = dst;
+	size_t n = len;
+
+	__asm__ __volatile__("rep stosb" : "+D"(d), "+c"(n) : "a"(0) : "memory");
+}
+
+uint64_t pm_roof_rep_stosb(void *dst, size_t len)
+{
+	uint64_t t0 = pm_now_ns();
+
+	pm_rep_stosb(dst, len);
 	return pm_now_ns() - t0;
 }

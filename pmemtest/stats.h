@@ -25,4 +25,21 @@ void pm_summarise(double *samples, size_t n, struct pm_summary *out);
  */
 uint64_t pm_roof_nt_fill(void *dst, size_t len, const void *pattern);
 
+/*
+ * The copy roof: a plain streaming copy of [src, src+len) to dst with the
+ * widest non-temporal store the CPU has (AVX-512, else AVX2, else movnti),
+ * unaligned loads, four lines per pass, one sfence at the end. dst 64-byte
+ * aligned, len a multiple of 64. Returns elapsed ns.
+ */
+uint64_t pm_roof_nt_copy(void *dst, const void *src, size_t len);
+/* Name of the store pm_roof_nt_copy() uses on this CPU ("avx512", ...). */
+const char *pm_roof_nt_copy_name(void);
+/* The same copy, untimed and unfenced, for batches of calls. */
+void pm_nt_copy(void *dst, const void *src, size_t len);
+
+/* The clear roof: one rep stosb of zero over [dst, dst+len). Returns ns. */
+uint64_t pm_roof_rep_stosb(void *dst, size_t len);
+/* The same, untimed. */
+void pm_rep_stosb(void *dst, size_t len);
+
 #endif /* PMEMTEST_STATS_H */
