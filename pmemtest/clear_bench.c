@@ -135,8 +135,10 @@ static int run_extents(struct cl_ctx *x, bool hot)
 
 		if (hot && area > BENCH_HOT_SPAN)
 			continue;
-		if (!hot && area > x->b.len)
+		if (!hot && area > x->b.len) {
+			bench_res_note(x->res, "extent %zu B skipped: larger than --buffer", ext);
 			continue;
+		}
 		for (unsigned int r = 0; r < x->rounds; r++) {
 			for (size_t j = 0; j < x->nv; j++) {
 				const struct cl_cont *k = &x->v[(j + r) % x->nv];
@@ -301,9 +303,10 @@ int cmd_clear_bench(const struct pm_global *g, int argc, char **argv)
 		memcpy(x.extents, def, sizeof(def));
 		x.nextents = 3;
 	}
-	for (size_t i = 0; !buffer && i < x.nextents; i++)
-		if (x.extents[i] > buffer)
-			buffer = x.extents[i];
+	if (!buffer)
+		for (size_t i = 0; i < x.nextents; i++)
+			if (x.extents[i] > buffer)
+				buffer = x.extents[i];
 	if (buffer < (8u << 20))
 		buffer = 8u << 20;
 	idx = kflush_variant_find(KFLUSH_OP_FLUSH, "clflushopt");
