@@ -17,3 +17,7 @@ tests_libkflush_record_avx512_la_CFLAGS = $(AM_CFLAGS) $(AVX512_CFLAGS)
 
 TEST_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 TEST_LIBS = lib/libkflush.la $(CRITERION_LIBS)
+
+# pmemtest copy-bench / clear-bench smoke test (no timing asserted).
+TESTS += tests/test_bench.sh
+EXTRA_DIST += tests/test_bench.sh

@@ -38,5 +38,6 @@ set key outside right top Left reverse
 set yrange [0:*]
 
 # Eight colours, then the same colours dashed, so no two lines look alike.
+colours = "#1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #17becf #8c564b #e377c2"
 plot for [i=1:words(keys)] series(word(keys, i)) using 1:2 with linespoints \
-	lc ((i - 1) % 8 + 1) dt ((i - 1) / 8 + 1) pt ((i - 1) % 13 + 1) pointsize 0.6 title word(keys, i)
+	lc rgb word(colours, (i - 1) % 8 + 1) dt 1 + (i - 1) / 8 pt ((i - 1) % 13 + 1) ps 0.6 title (word(keys, i))
