@@ -254,6 +254,11 @@ int bench_calls_make(struct bench_calls *c, enum bench_layout layout, size_t siz
 			c->doff[i] = pos + od;
 			c->soff[i] = pos + os;
 		} else {
+			/* A cold mix walks forward; stop once it has used its budget. */
+			if (layout == BENCH_MIX && i && pos + len + 128 > budget) {
+				c->n = i;
+				break;
+			}
 			c->doff[i] = pos + od;
 			c->soff[i] = pos + os;
 			pos += layout == BENCH_MIX ? line_up(len) + 64 : stride;

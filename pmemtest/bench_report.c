@@ -305,8 +305,11 @@ static void print_human(struct bench_res *r)
 			if (last != (size_t)-1 && last != cl->size)
 				printf("\n");
 			last = cl->size;
+			size_str(cl->size, sb + 2, sizeof(sb) - 2);
+			if (!strcmp(gr->layout, "mix"))
+				memcpy(sb, "<=", 2);
 			printf("%8s  %-34s %7llu %11.1f %9.3f %6.1f%%",
-			       size_str(cl->size, sb, sizeof(sb)), r->conts[cl->c].name,
+			       strcmp(gr->layout, "mix") ? sb + 2 : sb, r->conts[cl->c].name,
 			       (unsigned long long)cl->calls, s.ns_call, s.gbps, s.spread);
 			print_ratio(s.x_peer);
 			print_ratio(s.x_roof);

@@ -189,8 +189,7 @@ static int run_group(struct cb_ctx *x, enum cb_mode mode, bool hot, enum bench_l
 					off = bench_cold(&x->b, t.span);
 				}
 				ns = run_calls(x, k, &t, x->b.dst + off, x->b.src + off);
-				bench_res_add(x->res, g, k->id, layout == BENCH_MIX ? size : size,
-					      r, t.n, t.bytes, ns);
+				bench_res_add(x->res, g, k->id, size, r, t.n, t.bytes, ns);
 			}
 		}
 		bench_calls_free(&t);
