@@ -381,7 +381,7 @@ static void usage(FILE *f)
 "  -l, --layout LIST       fixed, random, mix (default all three)\n"
 "      --seed N            seed of the random sizes and offsets (default 1)\n"
 "      --span SIZE         struct-page bytes written per sample (default: the\n"
-"                          whole buffer for 64 B, an eighth of it for other\n"
+"                          whole buffer for 64 B, a quarter of it for other\n"
 "                          sizes, where PMDK crawls at ~0.1 GB/s)\n"
 "      --clock cpu|wall    thread CPU time (default; time descheduled on a busy\n"
 "                          machine is not counted) or wall-clock time\n"

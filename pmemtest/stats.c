@@ -45,18 +45,23 @@ void pm_summarise(double *samples, size_t n, struct pm_summary *out)
 	out->median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
 }
 
-uint64_t pm_roof_nt_fill(void *dst, size_t len, const void *pattern)
+void pm_nt_fill(void *dst, size_t len, const void *pattern)
 {
 	uint64_t v[8];
 	char *d = dst;
-	uint64_t t0;
 
 	memcpy(v, pattern, sizeof(v));
-	t0 = pm_now_ns();
 	for (size_t off = 0; off + 64 <= len; off += 64)
 		for (int i = 0; i < 8; i++)
 			__asm__ __volatile__("movntiq %1, %0"
 					     : "=m"(*(uint64_t *)(d + off + 8 * i)) : "r"(v[i]));
+}
+
+uint64_t pm_roof_nt_fill(void *dst, size_t len, const void *pattern)
+{
+	uint64_t t0 = pm_now_ns();
+
+	pm_nt_fill(dst, len, pattern);
 	__asm__ __volatile__("sfence" : : : "memory");
 	return pm_now_ns() - t0;
 }

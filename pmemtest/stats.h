@@ -24,6 +24,8 @@ void pm_summarise(double *samples, size_t n, struct pm_summary *out);
  * the end. Returns elapsed ns.
  */
 uint64_t pm_roof_nt_fill(void *dst, size_t len, const void *pattern);
+/* The same stores, untimed and unfenced, for batches. */
+void pm_nt_fill(void *dst, size_t len, const void *pattern);
 
 /*
  * The copy roof: a plain streaming copy of [src, src+len) to dst with the
