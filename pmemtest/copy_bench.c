@@ -122,6 +122,7 @@ static uint64_t run_calls(const struct cb_ctx *x, const struct cb_cont *k,
 	case CB_CONST:
 	case CB_GENERIC:
 	case CB_ROOF_FILL:
+	case CB_WIDE_FILL:
 		break;
 	}
 	t1 = bench_now();

@@ -24,6 +24,7 @@ enum cb_kind {
 	CB_REP_MOVSB,	/* plain rep movsb, for the seed 000 threshold */
 	CB_ROOF_COPY,	/* pm_nt_copy() */
 	CB_ROOF_FILL,	/* pm_roof_nt_fill() */
+	CB_WIDE_FILL,	/* pm_nt_fill_wide(), for reference */
 };
 
 #define CB_MAX_CONT 24

@@ -108,6 +108,11 @@ static uint64_t run_sp(const struct cb_ctx *x, const struct cb_cont *k, char *d,
 		*bytes = npages * sp & ~(size_t)63;
 		pm_roof_nt_fill(d, *bytes, t);
 		break;
+	case CB_WIDE_FILL:
+		*bytes = npages * sp & ~(size_t)63;
+		pm_nt_fill_wide(d, *bytes, t);
+		__asm__ __volatile__("sfence" : : : "memory");
+		break;
 	case CB_GLIBC_FLUSH:
 	case CB_GLIBC:
 	case CB_MEMCPY:
@@ -183,13 +188,15 @@ int cb_struct_page(struct cb_ctx *x)
 			       PMEM2_F_MEM_NODRAIN);
 		}
 		cb_add(x, v, &nv, "roof:nt_fill", BENCH_ROOF, CB_ROOF_FILL, NULL, 0);
+		/* What one wide store per line could do: beyond the kernel's movnti. */
+		cb_add(x, v, &nv, "ref:nt_fill_wide", BENCH_REF, CB_WIDE_FILL, NULL, 0);
 		for (unsigned int r = 0; r < x->o.rounds; r++) {
 			for (size_t j = 0; j < nv; j++) {
 				const struct cb_cont *k = &v[(j + r) % nv];
 				uint64_t bytes, ns;
 
 				ns = run_sp(x, k, x->b.dst, npages, sp, t.w, &bytes);
-				if (k->kind != CB_ROOF_FILL &&
+				if (k->kind != CB_ROOF_FILL && k->kind != CB_WIDE_FILL &&
 				    (check_page(x->b.dst, t.w, sp) ||
 				     check_page(x->b.dst + (npages - 1) * sp, t.w, sp))) {
 					fprintf(stderr, "pmemtest: %s wrote a wrong struct page\n",

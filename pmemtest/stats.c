@@ -57,6 +57,43 @@ void pm_nt_fill(void *dst, size_t len, const void *pattern)
 					     : "=m"(*(uint64_t *)(d + off + 8 * i)) : "r"(v[i]));
 }
 
+__attribute__((target("avx512f")))
+static void nt_fill_avx512(char *d, size_t len, const void *pattern)
+{
+	__m512i v = _mm512_loadu_si512(pattern);
+
+	for (size_t off = 0; off + 64 <= len; off += 64)
+		_mm512_stream_si512((void *)(d + off), v);
+}
+
+__attribute__((target("avx2")))
+static void nt_fill_avx2(char *d, size_t len, const void *pattern)
+{
+	__m256i a = _mm256_loadu_si256(pattern);
+	__m256i b = _mm256_loadu_si256((const void *)((const char *)pattern + 32));
+
+	for (size_t off = 0; off + 64 <= len; off += 64) {
+		_mm256_stream_si256((void *)(d + off), a);
+		_mm256_stream_si256((void *)(d + off + 32), b);
+	}
+}
+
+const char *pm_nt_fill_wide(void *dst, size_t len, const void *pattern)
+{
+	uint64_t f = kflush_cpu_features_raw();
+
+	if (f & KFLUSH_CPU_AVX512F) {
+		nt_fill_avx512(dst, len, pattern);
+		return "avx512";
+	}
+	if (f & KFLUSH_CPU_AVX2) {
+		nt_fill_avx2(dst, len, pattern);
+		return "avx2";
+	}
+	pm_nt_fill(dst, len, pattern);
+	return "movnti";
+}
+
 uint64_t pm_roof_nt_fill(void *dst, size_t len, const void *pattern)
 {
 	uint64_t t0 = pm_now_ns();

@@ -26,6 +26,9 @@ void pm_summarise(double *samples, size_t n, struct pm_summary *out);
 uint64_t pm_roof_nt_fill(void *dst, size_t len, const void *pattern);
 /* The same stores, untimed and unfenced, for batches. */
 void pm_nt_fill(void *dst, size_t len, const void *pattern);
+/* The same with the widest NT store (64 B zmm, else 2 x 32 B ymm); returns
+ * its name. Untimed, unfenced. */
+const char *pm_nt_fill_wide(void *dst, size_t len, const void *pattern);
 
 /*
  * The copy roof: a plain streaming copy of [src, src+len) to dst with the
