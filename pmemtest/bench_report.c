@@ -223,8 +223,8 @@ double bench_res_median_gbps(struct bench_res *r, int g, int c, size_t size)
 	return s.gbps;
 }
 
-/* Best median GB/s of a class in (group, size); roofs of a random or mixed
- * layout come from the fixed layout of the same mode and cache. */
+/* Best median GB/s of a class in (group, size); the roof of a random layout
+ * comes from the fixed layout of the same mode and cache (a mix has none). */
 static double best_of(struct bench_res *r, int g, size_t size, enum bench_class cls)
 {
 	double best = 0;
@@ -237,7 +237,7 @@ static double best_of(struct bench_res *r, int g, size_t size, enum bench_class 
 		if (cl->st.gbps > best)
 			best = cl->st.gbps;
 	}
-	if (!best && cls == BENCH_ROOF && strcmp(r->groups[g].layout, "fixed")) {
+	if (!best && cls == BENCH_ROOF && !strcmp(r->groups[g].layout, "random")) {
 		int fg = -1;
 
 		for (size_t i = 0; i < r->ngroups; i++)
