@@ -198,7 +198,7 @@ static int run_group(struct cb_ctx *x, enum cb_mode mode, bool hot, enum bench_l
 	return g;
 }
 
-static int run_layouts(struct cb_ctx *x, enum cb_mode mode, const size_t *sizes, size_t nsizes,
+int cb_run_layouts(struct cb_ctx *x, enum cb_mode mode, const size_t *sizes, size_t nsizes,
 		       size_t mix_lo, size_t mix_hi, size_t budget, const struct cb_cont *v,
 		       size_t nv, int *hot_fixed)
 {
@@ -228,7 +228,7 @@ static int run_layouts(struct cb_ctx *x, enum cb_mode mode, const size_t *sizes,
 }
 
 /* The sizes a mode sweeps: --sizes, else log-spaced within its range. */
-static void mode_sizes(const struct cb_ctx *x, size_t lo, size_t hi, const size_t *extra,
+void cb_mode_sizes(const struct cb_ctx *x, size_t lo, size_t hi, const size_t *extra,
 		       size_t nextra, size_t **out, size_t *n)
 {
 	size_t *v, k = 0;
@@ -267,13 +267,13 @@ static int do_bulk(struct cb_ctx *x, bool sweep)
 	snprintf(roof, sizeof(roof), "roof:nt_copy(%s)", pm_roof_nt_copy_name());
 	cb_add(x, v, &nv, roof, BENCH_ROOF, CB_ROOF_COPY, NULL, 0);
 	if (sweep) {
-		mode_sizes(x, 1, 256u << 20, small_extra, 8, &sizes, &nsizes);
-		ret = run_layouts(x, CBM_SWEEP, sizes, nsizes, 1, 4096, 8u << 20, v, nv, NULL);
+		cb_mode_sizes(x, 1, 256u << 20, small_extra, 8, &sizes, &nsizes);
+		ret = cb_run_layouts(x, CBM_SWEEP, sizes, nsizes, 1, 4096, 8u << 20, v, nv, NULL);
 	} else {
 		unsigned int save = x->o.layouts, cache = x->o.cache;
 		int g;
 
-		mode_sizes(x, 1u << 20, 256u << 20, NULL, 0, &sizes, &nsizes);
+		cb_mode_sizes(x, 1u << 20, 256u << 20, NULL, 0, &sizes, &nsizes);
 		/* Powers of two only: the 1 MiB .. 256 MiB ladder. */
 		if (!x->o.sizes) {
 			size_t k = 0;
@@ -292,56 +292,6 @@ static int do_bulk(struct cb_ctx *x, bool sweep)
 		if (!ret)
 			cb_bulk_targets(x, g, v, nv, sizes, nsizes);
 	}
-	free(sizes);
-	return ret;
-}
-
-static int do_memcpy(struct cb_ctx *x)
-{
-	static const size_t extra[] = { 4, 8, 16, 32, 48, 64, 80, 96, 1536, 2047, 2048, 2049, 2560 };
-	struct cb_cont v[CB_MAX_CONT];
-	size_t nv = 0, *sizes, nsizes;
-	int hot_fixed = -1, ret;
-
-	cb_add_variants(x, v, &nv, KFLUSH_OP_MEMCPY, CB_MEMCPY);
-	cb_add(x, v, &nv, "glibc:memcpy", BENCH_PEER, CB_GLIBC, NULL, 0);
-	cb_add(x, v, &nv, "ref:rep_movsb", BENCH_REF, CB_REP_MOVSB, NULL, 0);
-	mode_sizes(x, 1, 64u << 10, extra, sizeof(extra) / sizeof(extra[0]), &sizes, &nsizes);
-	ret = run_layouts(x, CBM_MEMCPY, sizes, nsizes, 1, 64u << 10, 1u << 20, v, nv, &hot_fixed);
-	if (!ret && hot_fixed >= 0)
-		cb_memcpy_threshold(x, hot_fixed, v, nv, sizes, nsizes);
-	free(sizes);
-	return ret;
-}
-
-static int do_copy_safe(struct cb_ctx *x)
-{
-	static const size_t def[] = { 8, 9, 12, 15, 16, 17, 24, 31, 32, 33, 48, 63, 64, 65,
-				      96, 127, 128, 129, 136, 160, 192, 255, 256 };
-	struct cb_cont v[CB_MAX_CONT];
-	size_t nv = 0, *sizes = NULL, nsizes = 0;
-	int hot_fixed = -1, ret;
-	unsigned int cache = x->o.cache;
-
-	cb_add_variants(x, v, &nv, KFLUSH_OP_COPY_SAFE, CB_COPY_SAFE);
-	cb_add(x, v, &nv, "glibc:memcpy", BENCH_PEER, CB_GLIBC, NULL, 0);
-	if (x->o.sizes) {
-		mode_sizes(x, 1, 1u << 20, NULL, 0, &sizes, &nsizes);
-	} else {
-		sizes = malloc(sizeof(def));
-		if (sizes)
-			memcpy(sizes, def, sizeof(def));
-		nsizes = sizeof(def) / sizeof(def[0]);
-	}
-	if (!sizes)
-		return -1;
-	/* Seed 001 measured cache-hot copies; cold ones only when asked. */
-	if (x->o.cache == (CB_HOT | CB_COLD))
-		x->o.cache = CB_HOT;
-	ret = run_layouts(x, CBM_COPY_SAFE, sizes, nsizes, 8, 256, 1u << 20, v, nv, &hot_fixed);
-	x->o.cache = cache;
-	if (!ret && hot_fixed >= 0)
-		cb_copy_safe_pair(x, hot_fixed, v, nv);
 	free(sizes);
 	return ret;
 }
@@ -563,8 +513,9 @@ int cmd_copy_bench(const struct pm_global *g, int argc, char **argv)
 	if (!x.res || bench_bufs_open(&x.b, x.o.buffer) < 0)
 		goto out;
 	bench_header(x.res, &x.b, x.o.rounds);
-	bench_res_note(x.res, "roof for bulk/sweep: streaming copy with %s NT stores, unaligned "
-		       "loads, one sfence; struct-page roof: 64 B movnti stores of the template",
+	bench_res_note(x.res, "roof for bulk/sweep: streaming copy with %s NT stores, unaligned loads "
+		       "batched 32 (zmm) or 8 (ymm) lines ahead, one sfence; struct-page roof: 64 B "
+		       "movnti stores of the template",
 		       pm_roof_nt_copy_name());
 	if (((x.o.modes >> CBM_STRUCT_PAGE) & 1) && cb_struct_page(&x) < 0)
 		goto out;
@@ -572,9 +523,9 @@ int cmd_copy_bench(const struct pm_global *g, int argc, char **argv)
 		goto out;
 	if (((x.o.modes >> CBM_SWEEP) & 1) && do_bulk(&x, true) < 0)
 		goto out;
-	if (((x.o.modes >> CBM_MEMCPY) & 1) && do_memcpy(&x) < 0)
+	if (((x.o.modes >> CBM_MEMCPY) & 1) && cb_memcpy(&x) < 0)
 		goto out;
-	if (((x.o.modes >> CBM_COPY_SAFE) & 1) && do_copy_safe(&x) < 0)
+	if (((x.o.modes >> CBM_COPY_SAFE) & 1) && cb_copy_safe(&x) < 0)
 		goto out;
 	exit_code = bench_res_print(x.res, g);
 out:

@@ -64,8 +64,14 @@ int cb_struct_page(struct cb_ctx *x);
 /* Notes on the issues' targets, computed from the medians. */
 void cb_bulk_targets(struct cb_ctx *x, int g, const struct cb_cont *v, size_t nv,
 		     const size_t *sizes, size_t nsizes);
-void cb_memcpy_threshold(struct cb_ctx *x, int g, const struct cb_cont *v, size_t nv,
-			 const size_t *sizes, size_t nsizes);
-void cb_copy_safe_pair(struct cb_ctx *x, int g, const struct cb_cont *v, size_t nv);
+
+/* Modes in copy_bench_str.c; helpers they share with copy_bench.c. */
+int cb_memcpy(struct cb_ctx *x);
+int cb_copy_safe(struct cb_ctx *x);
+int cb_run_layouts(struct cb_ctx *x, enum cb_mode mode, const size_t *sizes, size_t nsizes,
+		   size_t mix_lo, size_t mix_hi, size_t budget, const struct cb_cont *v,
+		   size_t nv, int *hot_fixed);
+void cb_mode_sizes(const struct cb_ctx *x, size_t lo, size_t hi, const size_t *extra,
+		   size_t nextra, size_t **out, size_t *n);
 
 #endif /* PMEMTEST_COPY_BENCH_H */
