@@ -428,3 +428,23 @@ void bench_header(struct bench_res *r, const struct bench_bufs *b, unsigned int 
 		       "x peer = GB/s / best PMDK-or-glibc GB/s; x roof = GB/s / roof GB/s", rounds);
 	bench_res_note(r, "clock: %s", bench_clock_name());
 }
+
+bool bench_selected(const char *only, const char *name)
+{
+	const char *p = only;
+
+	if (!only || !*only)
+		return true;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		/* Substring match of one comma-separated token. */
+		for (const char *q = name; len && *q; q++)
+			if (!strncmp(q, p, len))
+				return true;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}

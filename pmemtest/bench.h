@@ -114,6 +114,8 @@ void bench_res_note(struct bench_res *r, const char *fmt, ...)
 int bench_res_print(struct bench_res *r, const struct pm_global *g);
 
 void bench_cpu_model(char *buf, size_t len);
+/* --only: whether @name contains one of the comma-separated tokens. */
+bool bench_selected(const char *only, const char *name);
 /* The notes every run starts with: DRAM stands in for pmem, the CPU. */
 void bench_header(struct bench_res *r, const struct bench_bufs *b, unsigned int rounds);
 

@@ -36,6 +36,7 @@ struct cl_ctx {
 	unsigned int rounds, cache;
 	size_t *extents, nextents;
 	kflush_flush_fn evict;
+	const char *only;
 };
 
 static void add(struct cl_ctx *x, const char *name, enum bench_class cls, enum cl_kind kind,
@@ -43,7 +44,7 @@ static void add(struct cl_ctx *x, const char *name, enum bench_class cls, enum c
 {
 	struct cl_cont *k;
 
-	if (x->nv == CL_MAX_CONT)
+	if (x->nv == CL_MAX_CONT || (cls != BENCH_ROOF && !bench_selected(x->only, name)))
 		return;
 	k = &x->v[x->nv++];
 	snprintf(k->name, sizeof(k->name), "%s", name);
@@ -203,8 +204,8 @@ static void usage(FILE *f)
 "clear_pages_flushcache and memset_flushcache (+ one drain), PMDK memset_fn\n"
 "(NT|NODRAIN and NODRAIN, + drain), glibc memset (not durable), and the roof:\n"
 "one rep stosb over the whole extent; also ref:nt_zero_fill, zero stores with\n"
-"the widest NT store (one sfence), the store-only ceiling. Pages hold non-zero data\n"
-"before every sample (refilled outside the timed region). DRAM stands in for\n"
+"the widest NT store (one sfence), the store-only ceiling. Pages hold non-zero\n"
+"data before every sample (refilled outside the timed region). DRAM stands in for\n"
 "pmem: the destination is a memfd mapped through libpmem2 (forced cache-line\n"
 "granularity).\n"
 "\n"
@@ -216,6 +217,8 @@ static void usage(FILE *f)
 "                      of a sample to fit in 1 MiB..4 MiB, so not 1G)\n"
 "      --clock cpu|wall thread CPU time (default: descheduled time is not\n"
 "                      counted) or wall-clock time\n"
+"  -o, --only LIST     only contenders whose name contains one of these\n"
+"                      comma-separated strings (the roof always runs)\n"
 "  -h, --help          this text\n"
 "\n"
 "Cold: the pages are written back and evicted (clflushopt) after the refill.\n"
@@ -230,6 +233,7 @@ static int parse(struct cl_ctx *x, size_t *buffer, int argc, char **argv)
 		{ "buffer", required_argument, NULL, 'b' },
 		{ "cache", required_argument, NULL, 'c' },
 		{ "clock", required_argument, NULL, 'C' },
+		{ "only", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -237,7 +241,7 @@ static int parse(struct cl_ctx *x, size_t *buffer, int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "e:r:b:c:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:r:b:c:o:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			free(x->extents);
@@ -266,6 +270,9 @@ static int parse(struct cl_ctx *x, size_t *buffer, int argc, char **argv)
 				x->cache = 3;
 			else
 				goto bad;
+			break;
+		case 'o':
+			x->only = optarg;
 			break;
 		case 'C':
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "wall"))

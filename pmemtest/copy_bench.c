@@ -24,7 +24,12 @@ static const char *const layout_names[] = {
 void cb_add(struct cb_ctx *x, struct cb_cont *v, size_t *n, const char *name,
 	    enum bench_class cls, enum cb_kind kind, kflush_fn fn, unsigned int flags)
 {
-	struct cb_cont *k = &v[(*n)++];
+	struct cb_cont *k;
+
+	/* Roofs always run: every ratio needs them. */
+	if (*n == CB_MAX_CONT || (cls != BENCH_ROOF && !bench_selected(x->o.only, name)))
+		return;
+	k = &v[(*n)++];
 
 	snprintf(k->name, sizeof(k->name), "%s", name);
 	k->cls = cls;
@@ -338,6 +343,9 @@ static void usage(FILE *f)
 "                          sizes, where PMDK crawls at ~0.3 GB/s)\n"
 "      --clock cpu|wall    thread CPU time (default; time descheduled on a busy\n"
 "                          machine is not counted) or wall-clock time\n"
+"  -o, --only LIST         run only contenders whose name contains one of\n"
+"                          these comma-separated strings (roofs always run),\n"
+"                          e.g. --only avx512,pmdk\n"
 "  -h, --help              this text\n"
 "\n"
 "Sizes take K, M, G suffixes (powers of 1024). Global --csv prints '#' note\n"
@@ -392,6 +400,7 @@ static int parse_opts(struct cb_opts *o, int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "span", required_argument, NULL, 'P' },
 		{ "clock", required_argument, NULL, 'C' },
+		{ "only", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -400,7 +409,7 @@ static int parse_opts(struct cb_opts *o, int argc, char **argv)
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:r:b:s:p:c:l:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:r:b:s:p:c:l:o:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if (parse_list(optarg, mode_names, CBM_NR_MODES, &o->modes))
@@ -465,6 +474,9 @@ static int parse_opts(struct cb_opts *o, int argc, char **argv)
 				fprintf(stderr, "pmemtest: copy-bench: bad --span '%s'\n", optarg);
 				return -1;
 			}
+			break;
+		case 'o':
+			o->only = optarg;
 			break;
 		case 'C':
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "wall")) {

@@ -44,6 +44,7 @@ struct cb_opts {
 	size_t *sizes, nsizes;
 	size_t *sp, nsp;
 	uint64_t seed;
+	const char *only;	/* --only, or NULL */
 };
 
 struct cb_ctx {

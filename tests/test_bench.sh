@@ -96,6 +96,13 @@ expect_rc 0 "$PMEMTEST" copy-bench $small --mode struct-page --clock wall
 grep -q 'DRAM stands in for pmem' "$tmp/out" || fail "human output lacks the DRAM note"
 grep -q 'target struct-page 64 B' "$tmp/out" || fail "no struct-page target line"
 
+# --only keeps the named contenders and the roof.
+# shellcheck disable=SC2086
+expect_rc 0 "$PMEMTEST" --csv copy-bench $small --mode bulk --only pmdk:memcpy_nt
+awk -F, '$1 == "median" && $7 != "pmdk:memcpy_nt" && $8 != "roof" { bad = 1 } END { exit bad }' \
+	"$tmp/out" || fail "--only let another contender run"
+grep -q '^median,copy-bench,bulk,cold,fixed,1048576,roof:' "$tmp/out" || fail "--only dropped the roof"
+
 # clear-bench.
 expect_rc 0 "$PMEMTEST" --csv clear-bench --extents 4K,64K --rounds 2 --buffer 1M
 cp "$tmp/out" "$tmp/clear.csv"
