@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kflush.h"
+#include "pmemtest.h"
 
 static void print_features(const char *label, uint64_t f)
 {
@@ -14,7 +15,7 @@ static void print_features(const char *label, uint64_t f)
 	printf("\n");
 }
 
-static int cmd_info(void)
+static int show_info(void)
 {
 	print_features("cpu features:", kflush_cpu_features_raw());
 	print_features("after mask:", kflush_cpu_features());
@@ -34,8 +35,23 @@ static int cmd_info(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 2 && strcmp(argv[1], "info") == 0)
-		return cmd_info();
-	fprintf(stderr, "usage: pmemtest info\n");
+	struct pm_global g = { 0 };
+	int i = 1;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			g.json = true;
+		else if (strcmp(argv[i], "--csv") == 0)
+			g.csv = true;
+		else
+			break;
+	}
+	if (i < argc && strcmp(argv[i], "info") == 0)
+		return show_info();
+	if (i < argc && strcmp(argv[i], "copy-bench") == 0)
+		return cmd_copy_bench(&g, argc - i, argv + i);
+	if (i < argc && strcmp(argv[i], "clear-bench") == 0)
+		return cmd_clear_bench(&g, argc - i, argv + i);
+	fprintf(stderr, "usage: pmemtest [--json|--csv] info|copy-bench|clear-bench [options]\n");
 	return 2;
 }

@@ -102,3 +102,7 @@ tests_copy_safe_helper_SOURCES = tests/copy_safe_helper.c
 tests_copy_safe_helper_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DLIBKFLUSH_SO='"$(abs_top_builddir)/lib/.libs/libkflush.so"'
 tests_copy_safe_helper_LDADD = -ldl
+
+# pmemtest copy-bench / clear-bench smoke test (no timing asserted).
+TESTS += tests/test_bench.sh
+EXTRA_DIST += tests/test_bench.sh

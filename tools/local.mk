@@ -1,1 +1,2 @@
 # tools
+EXTRA_DIST += tools/plot.gp

@@ -1,0 +1,121 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Smoke test of pmemtest copy-bench and clear-bench: tiny runs of every mode
+# that must exit 0 and print well-formed CSV and JSON; usage errors exit 2.
+# Nothing here looks at the timings.
+set -eu
+
+PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
+srcdir=${srcdir:-.}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+expect_rc() { # rc, command...
+	want=$1
+	shift
+	set +e
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	set -e
+	[ "$rc" -eq "$want" ] || { cat "$tmp/err" >&2; fail "exit $rc, want $want: $*"; }
+}
+
+# A CSV is: '#' note lines, the header, then rows of exactly 17 fields; the
+# median rows carry a positive GB/s; every mode asked for has median rows.
+check_csv() { # file, modes...
+	f=$1
+	shift
+	grep -q '^# DRAM stands in for pmem' "$f" || fail "$f: no DRAM note"
+	grep -v '^#' "$f" | head -n 1 | grep -q '^row,bench,mode,cache,layout,size,contender,' ||
+		fail "$f: bad header"
+	grep -v '^#' "$f" | awk -F, 'NF != 17 { print "line " NR ": " NF " fields"; bad = 1 }
+		NR > 1 && $1 != "sample" && $1 != "median" { print "line " NR ": row " $1; bad = 1 }
+		$1 == "median" && !($14 > 0) { print "line " NR ": gbps " $14; bad = 1 }
+		END { exit bad }' || fail "$f: malformed rows"
+	for m in "$@"; do
+		awk -F, -v m="$m" '$1 == "median" && $3 == m { n++ } END { exit !n }' "$f" ||
+			fail "$f: no median rows for mode $m"
+	done
+}
+
+check_json() { # file, expected samples per result
+	if command -v python3 >/dev/null 2>&1; then
+		python3 - "$1" "$2" <<'PY' || fail "$1: bad JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["dram_stands_in_for_pmem"] is True
+assert d["results"], "no results"
+for r in d["results"]:
+    assert len(r["samples"]) == int(sys.argv[2]), r
+    assert r["gbps"] > 0 and r["median_ns"] > 0, r
+PY
+	elif command -v jq >/dev/null 2>&1; then
+		jq -e --argjson n "$2" '.dram_stands_in_for_pmem and (.results | length > 0) and
+			all(.results[]; (.samples | length) == $n and .gbps > 0)' "$1" >/dev/null ||
+			fail "$1: bad JSON"
+	else
+		echo "note: neither python3 nor jq, JSON only checked for a top-level object"
+		grep -q '^{ "bench"' "$1" || fail "$1: not a JSON object"
+	fi
+}
+
+[ -x "$PMEMTEST" ] || { echo "no $PMEMTEST"; exit 77; }
+
+# Usage and errors.
+expect_rc 0 "$PMEMTEST" copy-bench --help
+grep -q -- '--mode' "$tmp/out" || fail "copy-bench --help lists no --mode"
+expect_rc 0 "$PMEMTEST" clear-bench --help
+expect_rc 2 "$PMEMTEST" copy-bench --no-such-option
+expect_rc 2 "$PMEMTEST" copy-bench --mode nonsense
+expect_rc 2 "$PMEMTEST" copy-bench --sizes 12Q
+expect_rc 2 "$PMEMTEST" copy-bench --rounds 0
+expect_rc 2 "$PMEMTEST" copy-bench --struct-page 3
+expect_rc 2 "$PMEMTEST" clear-bench --extents 1000
+expect_rc 2 "$PMEMTEST" clear-bench stray
+
+# Every copy-bench mode, minimal sizes and rounds.
+small="--buffer 4M --rounds 2 --sizes 1,64,4K,1M --span 64K --struct-page 64,80"
+# shellcheck disable=SC2086
+expect_rc 0 "$PMEMTEST" --csv copy-bench $small
+cp "$tmp/out" "$tmp/copy.csv"
+check_csv "$tmp/copy.csv" struct-page bulk sweep memcpy copy-safe
+grep -q '^median,copy-bench,struct-page,cold,packed,64,memcpy_flushcache(const),' "$tmp/copy.csv" ||
+	fail "no constant-size struct-page row"
+grep -q '^median,copy-bench,sweep,cold,fixed,4096,roof:' "$tmp/copy.csv" || fail "no sweep roof"
+# shellcheck disable=SC2086
+expect_rc 0 "$PMEMTEST" --json copy-bench $small --mode sweep,copy-safe --cache hot
+cp "$tmp/out" "$tmp/copy.json"
+check_json "$tmp/copy.json" 2
+# shellcheck disable=SC2086
+expect_rc 0 "$PMEMTEST" copy-bench $small --mode struct-page --clock wall
+grep -q 'DRAM stands in for pmem' "$tmp/out" || fail "human output lacks the DRAM note"
+grep -q 'target struct-page 64 B' "$tmp/out" || fail "no struct-page target line"
+
+# --only keeps the named contenders and the roof.
+# shellcheck disable=SC2086
+expect_rc 0 "$PMEMTEST" --csv copy-bench $small --mode bulk --only pmdk:memcpy_nt
+awk -F, '$1 == "median" && $7 != "pmdk:memcpy_nt" && $8 != "roof" { bad = 1 } END { exit bad }' \
+	"$tmp/out" || fail "--only let another contender run"
+grep -q '^median,copy-bench,bulk,cold,fixed,1048576,roof:' "$tmp/out" || fail "--only dropped the roof"
+
+# clear-bench.
+expect_rc 0 "$PMEMTEST" --csv clear-bench --extents 4K,64K --rounds 2 --buffer 1M
+cp "$tmp/out" "$tmp/clear.csv"
+check_csv "$tmp/clear.csv" clear
+grep -q ',roof:rep_stosb,roof,' "$tmp/clear.csv" || fail "no clear roof"
+expect_rc 0 "$PMEMTEST" --json clear-bench --extents 4K --rounds 3 --buffer 1M --cache cold
+cp "$tmp/out" "$tmp/clear.json"
+check_json "$tmp/clear.json" 3
+
+# The plot script, when gnuplot is there.
+if command -v gnuplot >/dev/null 2>&1; then
+	gnuplot -e "in='$tmp/copy.csv'; out='$tmp/copy.png'; mode='sweep'" "$srcdir/tools/plot.gp" ||
+		fail "plot.gp failed"
+	[ "$(head -c 4 "$tmp/copy.png" | tail -c 3)" = PNG ] || fail "plot.gp wrote no PNG"
+fi
+echo "ok"
