@@ -76,7 +76,6 @@ void pm_die_usage(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg("", fmt, ap, 0);
 	va_end(ap);
-	fprintf(stderr, "Try '%s --help' for more information.\n", pm_progname);
 	exit(2);
 }
 

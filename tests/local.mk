@@ -17,3 +17,7 @@ tests_libkflush_record_avx512_la_CFLAGS = $(AM_CFLAGS) $(AVX512_CFLAGS)
 
 TEST_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 TEST_LIBS = lib/libkflush.la $(CRITERION_LIBS)
+
+# pmemtest's bad-input and --force contract (shell; needs the built pmemtest)
+TESTS += tests/test_pmemtest_badinput.sh
+EXTRA_DIST += tests/test_pmemtest_badinput.sh
