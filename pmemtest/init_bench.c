@@ -61,10 +61,9 @@ static int parse_methods(const char *s, unsigned int *out)
 		for (m = 0; m < RP_NR_METHODS; m++)
 			if (strcmp(t, ib_method_name((enum rp_method)m)) == 0)
 				break;
-		if (m == RP_NR_METHODS) {
-			pm_err("--methods: unknown method '%s' (slow, generic, fixed, wide, pmem2, memcpy, roof, all)", t);
-			return -1;
-		}
+		if (m == RP_NR_METHODS)
+			pm_die_usage("--methods: unknown method '%s' (slow, generic, fixed, wide, pmem2, memcpy, roof, all)",
+				     t);
 		*out |= 1u << m;
 	}
 	return *out ? 0 : -1;
@@ -511,6 +510,8 @@ int cmd_init_bench(const struct pm_global *g, int argc, char **argv)
 		configure(g, &o, &ns[i]);
 		rc = ib_geometry(&ns[i]);
 		if (rc)
+			goto out;
+		if (ns[i].on_target && (rc = ib_check_writable(&ns[i])))
 			goto out;
 		if (ns[i].on_target)
 			fprintf(stderr, "%s: --force: overwriting bytes %" PRIu64 "-%" PRIu64

@@ -64,6 +64,7 @@ struct ib_ns {
 int ib_describe_target(const struct pm_global *g, const struct ib_opts *o, struct ib_ns *ns);
 int ib_embedded(const struct ib_opts *o, struct ib_ns *ns, int nr);
 int ib_geometry(struct ib_ns *ns);
+int ib_check_writable(const struct ib_ns *ns);
 int ib_storage_open(struct ib_ns *ns, bool quiet);
 void ib_storage_close(struct ib_ns *ns);
 

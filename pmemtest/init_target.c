@@ -200,6 +200,29 @@ int ib_geometry(struct ib_ns *ns)
 	return PM_EXIT_OK;
 }
 
+/*
+ * Before announcing what --force overwrites: can we write at all? Mode
+ * bits are honoured even for root, who could otherwise open a 0444 file.
+ */
+int ib_check_writable(const struct ib_ns *ns)
+{
+	struct stat st;
+	int fd = open(ns->path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		pm_err_errno("%s: cannot open for writing", ns->path);
+		return PM_EXIT_FAIL;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !(st.st_mode & 0222)) {
+		pm_err("%s: read-only file (mode %04o); --memmap dev needs a writable target",
+		       ns->path, (unsigned int)(st.st_mode & 07777));
+		close(fd);
+		return PM_EXIT_FAIL;
+	}
+	close(fd);
+	return PM_EXIT_OK;
+}
+
 static int map_pmem2(struct ib_ns *ns, int fd, uint64_t len, bool force_cl)
 {
 	struct pmem2_config *cfg = NULL;
@@ -280,16 +303,9 @@ int ib_storage_open(struct ib_ns *ns, bool quiet)
 	}
 	if (ns->on_target) {
 		int fd = open(ns->path, O_RDWR | O_CLOEXEC);
-		struct stat st;
 
 		if (fd < 0) {
 			pm_err_errno("%s: cannot open for writing", ns->path);
-			return PM_EXIT_FAIL;
-		}
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !(st.st_mode & 0222)) {
-			pm_err("%s: read-only file (mode %04o); --memmap dev needs a writable target",
-			       ns->path, (unsigned int)(st.st_mode & 07777));
-			close(fd);
 			return PM_EXIT_FAIL;
 		}
 		ns->memfd = fd;

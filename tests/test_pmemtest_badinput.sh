@@ -98,10 +98,10 @@ fi
 
 # --memmap dev --force: exactly the announced range changes, nothing else,
 # and the size stays.
-n=$((n + 1))
 size=$(stat -c %s "$data")
 cp "$data" "$T/orig"
 for mode in fsdax devdax; do
+	n=$((n + 1))
 	cp "$T/orig" "$data"
 	if ! "$PMEMTEST" --quiet --force --dev "$data" init-bench --memmap dev --mode $mode \
 		--repeat 1 > "$T/out" 2> "$T/err"; then
