@@ -128,6 +128,12 @@ static json_object *jdouble(double v)
 	return json_object_new_double(v);
 }
 
+/* A ratio against a method that did not run is null, not 0. */
+static json_object *jratio(double v)
+{
+	return v > 0 ? json_object_new_double(v) : NULL;
+}
+
 void ib_report_json_ns(const struct ib_ns *ns, const struct ib_opts *o, struct ib_result *r,
 		       bool verified)
 {
@@ -170,10 +176,10 @@ void ib_report_json_ns(const struct ib_ns *ns, const struct ib_opts *o, struct i
 		json_object_object_add(x, "max_ms", jdouble(r[m].s.max));
 		json_object_object_add(x, "gbps", jdouble(r[m].s.median > 0 ?
 			(double)ns->written / (r[m].s.median * 1e6) : 0));
-		json_object_object_add(x, "x_slow", jdouble(ratio(r, RP_SLOW, (enum rp_method)m)));
-		json_object_object_add(x, "x_generic", jdouble(ratio(r, RP_GENERIC, (enum rp_method)m)));
-		json_object_object_add(x, "x_pmem2", jdouble(ratio(r, RP_PMEM2, (enum rp_method)m)));
-		json_object_object_add(x, "of_roof", jdouble(ratio(r, RP_ROOF, (enum rp_method)m)));
+		json_object_object_add(x, "x_slow", jratio(ratio(r, RP_SLOW, (enum rp_method)m)));
+		json_object_object_add(x, "x_generic", jratio(ratio(r, RP_GENERIC, (enum rp_method)m)));
+		json_object_object_add(x, "x_pmem2", jratio(ratio(r, RP_PMEM2, (enum rp_method)m)));
+		json_object_object_add(x, "of_roof", jratio(ratio(r, RP_ROOF, (enum rp_method)m)));
 		json_object_array_add(ms, x);
 	}
 	json_object_object_add(j, "methods", ms);
