@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "init_bench.h"
@@ -39,6 +40,9 @@ static void usage(FILE *f)
 		"                           roof or all (default all)\n"
 		"  -r, --repeat N           rebinds per method (default 30)\n"
 		"  -T, --threads N          split the pfn range across N threads (default 1)\n"
+		"  -C, --clock wall|cpu     time each rebind by the wall clock (default, as\n"
+		"                           the kernel's jiffies) or by the CPU time of the\n"
+		"                           slowest thread (ignores preemption on a busy host)\n"
 		"  -S, --seed N             seed for the verification's random pfns\n"
 		"  -h, --help               this help\n");
 }
@@ -81,6 +85,7 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 		{ "repeat",      required_argument, NULL, 'r' },
 		{ "threads",     required_argument, NULL, 'T' },
 		{ "seed",        required_argument, NULL, 'S' },
+		{ "clock",       required_argument, NULL, 'C' },
 		{ "help",        no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -94,7 +99,7 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 	o->repeat = 30;
 	o->threads = 1;
 	o->seed = 0x5eed;
-	while ((c = getopt_long(argc, argv, ":s:a:m:p:M:t:r:T:S:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:a:m:p:M:t:r:T:S:C:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			rc = pm_parse_size(optarg, &o->size);
@@ -157,6 +162,14 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 				pm_die_usage("--seed '%s': expected a positive integer", optarg);
 			o->seed = v;
 			break;
+		case 'C':
+			if (strcmp(optarg, "wall") == 0)
+				o->cpu_clock = false;
+			else if (strcmp(optarg, "cpu") == 0)
+				o->cpu_clock = true;
+			else
+				pm_die_usage("--clock '%s': expected wall or cpu", optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -180,7 +193,16 @@ struct worker {
 	rp_fn fn;
 	uint64_t lo, hi;
 	const void *line;
+	uint64_t cpu_ns;	/* this worker's CPU time for its share */
 };
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void run_range(const struct worker *w)
 {
@@ -198,9 +220,17 @@ static void run_range(const struct worker *w)
 	w->fn(w->rp, w->lo, w->hi);
 }
 
+static void run_range_timed(struct worker *w)
+{
+	uint64_t t0 = thread_cpu_ns();
+
+	run_range(w);
+	w->cpu_ns = thread_cpu_ns() - t0;
+}
+
 static void *worker_main(void *arg)
 {
-	run_range(arg);
+	run_range_timed(arg);
 	return NULL;
 }
 
@@ -209,7 +239,7 @@ static void *worker_main(void *arg)
  * share a byte of the bitmap) and of the compound size.
  */
 static double run_once(const struct ib_ns *ns, enum rp_method m, rp_fn fn, unsigned int threads,
-		       const void *line)
+		       bool cpu_clock, const void *line)
 {
 	const struct rp_ns *r = &ns->rp;
 	struct worker w[MAX_THREADS];
@@ -230,21 +260,29 @@ static double run_once(const struct ib_ns *ns, enum rp_method m, rp_fn fn, unsig
 	}
 	t0 = pm_now_ns();
 	if (n == 1) {
-		run_range(&w[0]);
+		run_range_timed(&w[0]);
 	} else {
 		unsigned int started = 0;
 
 		for (unsigned int i = 1; i < n; i++, started++)
 			if (pthread_create(&w[i].tid, NULL, worker_main, &w[i]))
 				break;
-		run_range(&w[0]);
+		run_range_timed(&w[0]);
 		/* A thread that failed to start: do its share here. */
 		for (unsigned int i = started + 1; i < n; i++)
-			run_range(&w[i]);
+			run_range_timed(&w[i]);
 		for (unsigned int i = 1; i <= started; i++)
 			pthread_join(w[i].tid, NULL);
 	}
 	t1 = pm_now_ns();
+	if (cpu_clock) {
+		uint64_t max = 0;
+
+		/* The slowest worker's CPU time: wall time minus preemption. */
+		for (unsigned int i = 0; i < n; i++)
+			max = w[i].cpu_ns > max ? w[i].cpu_ns : max;
+		return (double)max / 1e6;
+	}
 	return (double)(t1 - t0) / 1e6;
 }
 
@@ -438,7 +476,7 @@ static int bench_ns(const struct pm_global *g, const struct ib_opts *o, struct i
 		goto out;
 	rp_template_line(&ns->rp, line);
 	/* One untimed pass, so the first timed run does not pay for the TLB. */
-	run_once(ns, RP_ROOF, NULL, o->threads, line);
+	run_once(ns, RP_ROOF, NULL, o->threads, false, line);
 	for (unsigned int rep = 0; rep < o->repeat && !bad; rep++) {
 		for (int m = 0; m < RP_NR_METHODS && !bad; m++) {
 			size_t n = 0;
@@ -449,7 +487,8 @@ static int bench_ns(const struct pm_global *g, const struct ib_opts *o, struct i
 				n = pick_samples(ns, &seed, pfns);
 				poison(ns, pfns, n);
 			}
-			res[m].samples[rep] = run_once(ns, (enum rp_method)m, fns[m], o->threads, line);
+			res[m].samples[rep] = run_once(ns, (enum rp_method)m, fns[m], o->threads,
+						      o->cpu_clock, line);
 			if (m != RP_ROOF)
 				bad = verify(ns, (enum rp_method)m, pfns, n);
 			if (tty)

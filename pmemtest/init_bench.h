@@ -27,6 +27,7 @@ struct ib_opts {
 	unsigned int repeat;
 	unsigned int threads;
 	uint64_t seed;
+	bool cpu_clock;
 };
 
 /* One namespace to replay. */

@@ -72,8 +72,8 @@ void ib_report_table(const struct ib_ns *ns, const struct ib_opts *o, struct ib_
 			      : "",
 	       pm_fmt_bytes(ns->written, b1, sizeof(b1)));
 	printf("  memmap: %s\n", ns->storage);
-	printf("  average of %u rebinds, %u thread%s; ratios from medians (x slow = slow/method)\n",
-	       o->repeat, o->threads, o->threads == 1 ? "" : "s");
+	printf("  average of %u rebinds, %u thread%s, %s time; ratios from medians (x slow = slow/method)\n",
+	       o->repeat, o->threads, o->threads == 1 ? "" : "s", o->cpu_clock ? "CPU" : "wall");
 	printf("  %-8s %-4s %9s %9s %8s %9s %7s %7s %9s %7s %7s\n", "method", "nt", "mean ms",
 	       "median", "stddev", "min ms", "GB/s", "x slow", "x generic", "x pmem2", "of roof");
 	for (int m = 0; m < RP_NR_METHODS; m++) {
@@ -105,7 +105,7 @@ void ib_report_table(const struct ib_ns *ns, const struct ib_opts *o, struct ib_
 
 void ib_report_csv_header(void)
 {
-	printf("namespace,mode,map,size,align,struct_page,threads,method,nt,rep,ms,gbps\n");
+	printf("namespace,mode,map,size,align,struct_page,threads,clock,method,nt,rep,ms,gbps\n");
 }
 
 void ib_report_csv(const struct ib_ns *ns, const struct ib_opts *o, struct ib_result *r)
@@ -114,9 +114,9 @@ void ib_report_csv(const struct ib_ns *ns, const struct ib_opts *o, struct ib_re
 		if (!r[m].run)
 			continue;
 		for (unsigned int i = 0; i < o->repeat; i++)
-			printf("%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%u,%u,%s,%d,%u,%.4f,%.3f\n", ns->name,
+			printf("%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%u,%u,%s,%s,%d,%u,%.4f,%.3f\n", ns->name,
 			       ns->devdax ? "devdax" : "fsdax", ns->altmap ? "dev" : "mem", ns->size,
-			       ns->align, ns->sp, o->threads, methods[m].name, methods[m].durable, i,
+			       ns->align, ns->sp, o->threads, o->cpu_clock ? "cpu" : "wall", methods[m].name, methods[m].durable, i,
 			       r[m].samples[i], (double)ns->written / (r[m].samples[i] * 1e6));
 	}
 }
@@ -194,6 +194,7 @@ void ib_report_json_end(const struct ib_opts *o)
 		return;
 	json_object_object_add(json_doc, "repeat", json_object_new_int((int)o->repeat));
 	json_object_object_add(json_doc, "threads", json_object_new_int((int)o->threads));
+	json_object_object_add(json_doc, "clock", json_object_new_string(o->cpu_clock ? "cpu" : "wall"));
 	json_object_object_add(seed, "nd_pmem_slow_over_fixed", jdouble(244.28 / 96.79));
 	json_object_object_add(seed, "nd_pmem_generic_over_fixed", jdouble(150.83 / 96.79));
 	json_object_object_add(seed, "dax_pmem_slow_over_fixed", jdouble(273.31 / 119.04));
