@@ -286,111 +286,6 @@ static double run_once(const struct ib_ns *ns, enum rp_method m, rp_fn fn, unsig
 	return (double)(t1 - t0) / 1e6;
 }
 
-/* --- verification ---------------------------------------------------------- */
-
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
-
-#define NR_SAMPLES 4096
-
-/* First, last, pageblock edges, compound heads/tails, and random pfns. */
-static size_t pick_samples(const struct ib_ns *ns, uint64_t *seed, uint64_t *pfn)
-{
-	const struct rp_ns *r = &ns->rp;
-	uint64_t span = r->end_pfn - r->start_pfn;
-	size_t n = 0;
-
-	pfn[n++] = r->start_pfn;
-	pfn[n++] = r->end_pfn - 1;
-	for (int i = 0; i < 256; i++) {
-		uint64_t p = r->start_pfn + rng_next(seed) % span;
-		uint64_t pb = p & ~(uint64_t)(RP_PAGEBLOCK_NR - 1);
-
-		if (pb >= r->start_pfn) {
-			pfn[n++] = pb;
-			if (pb > r->start_pfn)
-				pfn[n++] = pb - 1;
-		}
-		pfn[n++] = pb + 1 < r->end_pfn ? pb + 1 : p;
-	}
-	if (r->ppc > 1) {
-		for (int i = 0; i < 256; i++) {
-			uint64_t h = r->start_pfn + rng_next(seed) % (span / r->ppc) * r->ppc;
-
-			pfn[n++] = h;
-			pfn[n++] = h + 1;
-			pfn[n++] = h + 2;
-			pfn[n++] = h + 3;
-			pfn[n++] = h + r->compound_nr - 1;
-		}
-	}
-	while (n < NR_SAMPLES)
-		pfn[n++] = r->start_pfn + rng_next(seed) % span;
-	return n;
-}
-
-static void poison(const struct ib_ns *ns, const uint64_t *pfn, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		char *p = rp_page(&ns->rp, pfn[i]);
-		uint64_t dummy[12];
-
-		/* Only pfns the replay initialises: others belong to nobody. */
-		if (!rp_expect(&ns->rp, pfn[i], dummy))
-			continue;
-		memset(p, 0x5a, ns->sp);
-		kflush_flush(p, ns->sp);
-	}
-	kflush_drain();
-	memset(ns->rp.pageblock, 0, (size_t)(ns->npfns / RP_PAGEBLOCK_NR / 2 + 1));
-}
-
-/* Compare the samples with the slow path's bytes; 0 or the mismatches. */
-static int verify(const struct ib_ns *ns, enum rp_method m, const uint64_t *pfn, size_t n)
-{
-	const struct rp_ns *r = &ns->rp;
-	unsigned char exp[96];
-	int bad = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const unsigned char *got = (const unsigned char *)rp_page(r, pfn[i]);
-
-		if (!rp_expect(r, pfn[i], exp) || memcmp(got, exp, ns->sp) == 0)
-			continue;
-		for (unsigned int b = 0; b < ns->sp; b++) {
-			if (got[b] != exp[b]) {
-				if (!bad)
-					pm_err("%s: method %s wrote the wrong struct page for pfn %#" PRIx64
-					       " (byte %u: %#04x, expected %#04x)", ns->name,
-					       ib_method_name(m), pfn[i], b, got[b], exp[b]);
-				break;
-			}
-		}
-		bad++;
-	}
-	for (uint64_t p = (r->start_pfn + RP_PAGEBLOCK_NR - 1) & ~(uint64_t)(RP_PAGEBLOCK_NR - 1);
-	     p < r->end_pfn; p += RP_PAGEBLOCK_NR) {
-		uint64_t idx = r->ppc > 1 ? (p - r->start_pfn) % r->ppc : 0;
-
-		if (idx >= r->compound_nr)
-			continue;
-		if (rp_pageblock_get(r, p) != RP_MIGRATE_MOVABLE) {
-			if (!bad)
-				pm_err("%s: method %s left pageblock of pfn %#" PRIx64 " unset",
-				       ns->name, ib_method_name(m), p);
-			bad++;
-		}
-	}
-	return bad;
-}
-
 /* --- the command ---------------------------------------------------------- */
 
 static void progress(const struct ib_ns *ns, unsigned int done, unsigned int total)
@@ -440,7 +335,7 @@ static void configure(const struct pm_global *g, const struct ib_opts *o, struct
 
 static int bench_ns(const struct pm_global *g, const struct ib_opts *o, struct ib_ns *ns)
 {
-	static uint64_t pfns[NR_SAMPLES];
+	static uint64_t pfns[IB_NR_SAMPLES];
 	struct ib_result res[RP_NR_METHODS];
 	rp_fn fns[RP_NR_METHODS] = { 0 };
 	unsigned char line[64] __attribute__((aligned(64)));
@@ -484,13 +379,13 @@ static int bench_ns(const struct pm_global *g, const struct ib_opts *o, struct i
 			if (!res[m].run)
 				continue;
 			if (m != RP_ROOF) {
-				n = pick_samples(ns, &seed, pfns);
-				poison(ns, pfns, n);
+				n = ib_pick_samples(ns, &seed, pfns);
+				ib_poison(ns, pfns, n);
 			}
 			res[m].samples[rep] = run_once(ns, (enum rp_method)m, fns[m], o->threads,
 						      o->cpu_clock, line);
 			if (m != RP_ROOF)
-				bad = verify(ns, (enum rp_method)m, pfns, n);
+				bad = ib_verify(ns, (enum rp_method)m, pfns, n);
 			if (tty)
 				progress(ns, ++done, nm * o->repeat);
 		}

@@ -69,6 +69,12 @@ int ib_check_writable(const struct ib_ns *ns);
 int ib_storage_open(struct ib_ns *ns, bool quiet);
 void ib_storage_close(struct ib_ns *ns);
 
+/* init_verify.c: sample pfns (IB_NR_SAMPLES), poison them, check them. */
+#define IB_NR_SAMPLES 4096
+size_t ib_pick_samples(const struct ib_ns *ns, uint64_t *seed, uint64_t *pfn);
+void ib_poison(const struct ib_ns *ns, const uint64_t *pfn, size_t n);
+int ib_verify(const struct ib_ns *ns, enum rp_method m, const uint64_t *pfn, size_t n);
+
 /* init_report.c */
 struct ib_result {
 	enum rp_method m;

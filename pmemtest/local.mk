@@ -5,7 +5,7 @@ pmemtest_pmemtest_SOURCES = pmemtest/main.c pmemtest/pmemtest.h \
 	pmemtest/devices.c pmemtest/devices.h \
 	pmemtest/info.c \
 	pmemtest/init_bench.c pmemtest/init_bench.h \
-	pmemtest/init_target.c pmemtest/init_report.c \
+	pmemtest/init_target.c pmemtest/init_report.c pmemtest/init_verify.c \
 	pmemtest/replay.c pmemtest/replay.h pmemtest/replay_impl.h
 # TEMPORARY (branch pmemtest only): stubs until copy-bench/clear-bench merge.
 pmemtest_pmemtest_SOURCES += pmemtest/bench_missing.c
