@@ -43,6 +43,8 @@ static void usage(FILE *f)
 		"  -C, --clock wall|cpu     time each rebind by the wall clock (default, as\n"
 		"                           the kernel's jiffies) or by the CPU time of the\n"
 		"                           slowest thread (ignores preemption on a busy host)\n"
+		"  -V, --variant NAME       generic calls this memcpy_flushcache variant of the\n"
+		"                           libkflush registry instead of the bound one\n"
 		"  -S, --seed N             seed for the verification's random pfns\n"
 		"  -h, --help               this help\n");
 }
@@ -86,6 +88,7 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 		{ "threads",     required_argument, NULL, 'T' },
 		{ "seed",        required_argument, NULL, 'S' },
 		{ "clock",       required_argument, NULL, 'C' },
+		{ "variant",     required_argument, NULL, 'V' },
 		{ "help",        no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -99,7 +102,7 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 	o->repeat = 30;
 	o->threads = 1;
 	o->seed = 0x5eed;
-	while ((c = getopt_long(argc, argv, ":s:a:m:p:M:t:r:T:S:C:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:a:m:p:M:t:r:T:S:C:V:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			rc = pm_parse_size(optarg, &o->size);
@@ -170,6 +173,17 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 			else
 				pm_die_usage("--clock '%s': expected wall or cpu", optarg);
 			break;
+		case 'V': {
+			int idx = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, optarg);
+
+			if (idx < 0)
+				pm_die_usage("--variant '%s': no such memcpy_flushcache variant (see pmemtest info)",
+					     optarg);
+			if (kflush_variant_usable(KFLUSH_OP_MEMCPY_FLUSHCACHE, (unsigned int)idx) != 1)
+				pm_die("--variant %s: this CPU (after KFLUSH_HWCAPS) cannot run it", optarg);
+			o->variant = optarg;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -369,6 +383,10 @@ static int bench_ns(const struct pm_global *g, const struct ib_opts *o, struct i
 	rc = ib_storage_open(ns, g->quiet);
 	if (rc)
 		goto out;
+	if (o->variant)
+		ns->rp.generic_variant = (kflush_memcpy_flushcache_fn)kflush_variant_fn(
+			KFLUSH_OP_MEMCPY_FLUSHCACHE,
+			(unsigned int)kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, o->variant));
 	rp_template_line(&ns->rp, line);
 	/* One untimed pass, so the first timed run does not pay for the TLB. */
 	run_once(ns, RP_ROOF, NULL, o->threads, false, line);

@@ -72,6 +72,8 @@ void ib_report_table(const struct ib_ns *ns, const struct ib_opts *o, struct ib_
 			      : "",
 	       pm_fmt_bytes(ns->written, b1, sizeof(b1)));
 	printf("  memmap: %s\n", ns->storage);
+	if (o->variant)
+		printf("  generic calls the %s variant of memcpy_flushcache (--variant)\n", o->variant);
 	printf("  average of %u rebinds, %u thread%s, %s time; ratios from medians (x slow = slow/method)\n",
 	       o->repeat, o->threads, o->threads == 1 ? "" : "s", o->cpu_clock ? "CPU" : "wall");
 	printf("  %-8s %-4s %9s %9s %8s %9s %7s %7s %9s %7s %7s\n", "method", "nt", "mean ms",
@@ -194,6 +196,8 @@ void ib_report_json_end(const struct ib_opts *o)
 		return;
 	json_object_object_add(json_doc, "repeat", json_object_new_int((int)o->repeat));
 	json_object_object_add(json_doc, "threads", json_object_new_int((int)o->threads));
+	json_object_object_add(json_doc, "generic_variant",
+			       o->variant ? json_object_new_string(o->variant) : NULL);
 	json_object_object_add(json_doc, "clock", json_object_new_string(o->cpu_clock ? "cpu" : "wall"));
 	json_object_object_add(seed, "nd_pmem_slow_over_fixed", jdouble(244.28 / 96.79));
 	json_object_object_add(seed, "nd_pmem_generic_over_fixed", jdouble(150.83 / 96.79));

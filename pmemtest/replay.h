@@ -47,6 +47,8 @@ struct rp_ns {
 	rp_pmem2_memcpy_fn pmem2_memcpy;
 	rp_pmem2_drain_fn pmem2_drain;
 	unsigned int pmem2_flags;
+	/* --variant: "generic" calls this registry variant instead of the bound one. */
+	void (*generic_variant)(void *dst, const void *src, size_t n);
 };
 
 typedef void (*rp_fn)(const struct rp_ns *ns, uint64_t lo, uint64_t hi);

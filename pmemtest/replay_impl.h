@@ -209,7 +209,10 @@ RP_INLINE void tmpl_copy(const struct rp_ns *ns, const int m, char *dst, const s
 {
 	switch (m) {
 	case RP_GENERIC:
-		memcpy_nontemporal(dst, t, n_rt);
+		if (ns->generic_variant)
+			ns->generic_variant(dst, t, n_rt);
+		else
+			memcpy_nontemporal(dst, t, n_rt);
 		break;
 	case RP_FIXED:
 		memcpy_flushcache(dst, t, sp);
