@@ -223,11 +223,6 @@ RP_INLINE void tmpl_copy(const struct rp_ns *ns, const int m, char *dst, const s
 	case RP_MEMCPY:
 		memcpy(dst, t, sp);
 		break;
-#ifdef RP_WIDE_STORE
-	case RP_WIDE:
-		RP_WIDE_STORE(dst, (const char *)t, sp);
-		break;
-#endif
 	default:
 		__builtin_unreachable();
 	}

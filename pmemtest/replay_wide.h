@@ -1,66 +1,160 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The "wide" store: what the kernel cannot do (no vector registers in
- * memmap init). Aligned 64-byte pieces of a struct page go out as one
- * 64-byte NT store (AVX-512) or two 32-byte ones (AVX2); the unaligned
- * edges as 16-byte NT stores and, at an 8-byte edge, movnti. Struct pages
- * are packed back to back, so the partial lines of one are completed by the
- * next and the write-combining buffers still leave as whole lines. Nothing
- * is ever written through the cache, unlike PMDK's temporal-store edges.
+ * The "wide" method: what the kernel cannot do (no vector registers in
+ * memmap init, one struct page per copy). Struct pages are packed back to
+ * back, so G consecutive ones tile L whole cache lines (64 B: 1 and 1, 80 B:
+ * 4 and 5, 96 B: 2 and 3, 56/72/88 B: 8 and 7/9/11). wide builds such a
+ * group from the template once, refreshes only the pfn-dependent fields per
+ * group, and streams it as whole-line non-temporal stores: one 64-byte
+ * AVX-512 store, or two 32-byte AVX2 ones, per line. Storing a line in
+ * pieces of different widths, or partly through the cache (PMDK's edges),
+ * is what makes packed 80/96-byte struct pages slow.
+ *
+ * Unlike the kernel's template path, pageblock-aligned struct pages go out
+ * in the same stream instead of through a cached copy: their bytes are the
+ * same, and the pageblock bitmap is updated separately either way.
+ *
+ * Include after replay_impl.h, in a file built with -mavx2 or -mavx512f.
  */
 #ifndef PMEMTEST_REPLAY_WIDE_H
 #define PMEMTEST_REPLAY_WIDE_H
 
 #include <immintrin.h>
+#include <stddef.h>
 #include <stdint.h>
 
-static inline __attribute__((always_inline)) void
-wide_store(char *d, const char *s, const unsigned int sp, const int has512)
+#define WIDE_MAX_GROUP 8
+
+RP_INLINE void nt8(char *d, const char *s)
 {
+	long long v;
+
+	__builtin_memcpy(&v, s, 8);
+	_mm_stream_si64((long long *)d, v);
+}
+
+RP_INLINE void line_store(char *d, const char *s, const int has512)
+{
+	(void)has512;
+#ifdef __AVX512F__
+	if (has512) {
+		_mm512_stream_si512((void *)d, _mm512_load_si512((const void *)s));
+		return;
+	}
+#endif
+	_mm256_stream_si256((__m256i *)d, _mm256_load_si256((const __m256i *)s));
+	_mm256_stream_si256((__m256i *)(d + 32), _mm256_load_si256((const __m256i *)(s + 32)));
+}
+
+/* Struct pages per group of whole lines, and the lines they fill. */
+RP_INLINE unsigned int wide_group(const unsigned int sp)
+{
+	return !(sp & 63) ? 1 : !(sp & 31) ? 2 : !(sp & 15) ? 4 : 8;
+}
+
+/* One struct page outside a whole-line group: whole lines wide, edges movnti. */
+RP_INLINE void wide_page(char *d, const struct mm_page *t, uint64_t pfn, const unsigned int sp,
+			 const int has512)
+{
+	struct mm_page c __attribute__((aligned(64)));
+	const char *s = (const char *)&c;
 	unsigned int n = sp;
 
-	(void)has512;
-
-	if ((uintptr_t)d & 8) {
-		long long v;
-
-		__builtin_memcpy(&v, s, 8);
-		_mm_stream_si64((long long *)d, v);
-		d += 8; s += 8; n -= 8;
-	}
-	while (n >= 16 && ((uintptr_t)d & 63)) {
-		if (!((uintptr_t)d & 31) && n >= 32) {
-			_mm256_stream_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
-			d += 32; s += 32; n -= 32;
-		} else {
-			_mm_stream_si128((__m128i *)d, _mm_loadu_si128((const __m128i *)s));
-			d += 16; s += 16; n -= 16;
-		}
-	}
+	memcpy(&c, t, sp);
+	refresh(&c, pfn, sp);
+	for (; n >= 8 && ((uintptr_t)d & 63); d += 8, s += 8, n -= 8)
+		nt8(d, s);
 	for (; n >= 64; d += 64, s += 64, n -= 64) {
-#ifdef __AVX512F__
-		if (has512) {
-			_mm512_stream_si512((void *)d, _mm512_loadu_si512((const void *)s));
-			continue;
-		}
-#endif
-		_mm256_stream_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
-		_mm256_stream_si256((__m256i *)(d + 32), _mm256_loadu_si256((const __m256i *)(s + 32)));
-	}
-	if (n >= 32) {
-		_mm256_stream_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
-		d += 32; s += 32; n -= 32;
-	}
-	if (n >= 16) {
-		_mm_stream_si128((__m128i *)d, _mm_loadu_si128((const __m128i *)s));
-		d += 16; s += 16; n -= 16;
-	}
-	if (n) {
-		long long v;
+		char line[64] __attribute__((aligned(64)));
 
-		__builtin_memcpy(&v, s, 8);
-		_mm_stream_si64((long long *)d, v);
+		memcpy(line, s, 64);
+		line_store(d, line, has512);
+	}
+	for (; n >= 8; d += 8, s += 8, n -= 8)
+		nt8(d, s);
+}
+
+/* The pfn-dependent fields of the G struct pages of a group starting at pfn. */
+RP_INLINE void wide_refresh(char *blk, uint64_t pfn, const unsigned int sp, const unsigned int g)
+{
+	if (sp < 72)
+		return;
+	for (unsigned int j = 0; j < g; j++) {
+		uint64_t v = PAGE_OFFSET + ((pfn + j) << RP_PAGE_SHIFT);
+
+		memcpy(blk + j * sp + offsetof(struct mm_page, virt), &v, 8);
 	}
 }
+
+/* Struct pages [pfn, end) from template t (slot 0 of a group may differ: first). */
+RP_INLINE void wide_emit(const struct rp_ns *ns, uint64_t pfn, uint64_t end, const struct mm_page *t,
+			 const unsigned int sp, const int has512)
+{
+	const unsigned int g = wide_group(sp), lines = sp * g / 64;
+	char blk[WIDE_MAX_GROUP * 96] __attribute__((aligned(64)));
+	char *d = rp_page(ns, pfn);
+
+	for (; pfn < end && (pfn - ns->base_pfn) % g; pfn++, d += sp)
+		wide_page(d, t, pfn, sp, has512);
+	if (end - pfn >= g) {
+		for (unsigned int j = 0; j < g; j++)
+			memcpy(blk + j * sp, t, sp);
+		for (; pfn + g <= end; pfn += g, d += 64 * lines) {
+			wide_refresh(blk, pfn, sp, g);
+			for (unsigned int l = 0; l < lines; l++)
+				line_store(d + 64 * l, blk + 64 * l, has512);
+		}
+	}
+	for (; pfn < end; pfn++, d += sp)
+		wide_page(d, t, pfn, sp, has512);
+}
+
+RP_INLINE void wide_pageblocks(const struct rp_ns *ns, uint64_t lo, uint64_t hi)
+{
+	for (uint64_t p = (lo + RP_PAGEBLOCK_NR - 1) & ~(uint64_t)(RP_PAGEBLOCK_NR - 1); p < hi;
+	     p += RP_PAGEBLOCK_NR)
+		set_pageblock(ns, p);
+}
+
+RP_INLINE void wide_run(const struct rp_ns *ns, uint64_t lo, uint64_t hi, const unsigned int sp,
+			const int has512)
+{
+	const unsigned int g = wide_group(sp), lines = sp * g / 64;
+	struct mm_page t __attribute__((aligned(64)));
+	struct mm_page tt __attribute__((aligned(64)));
+	char blk[WIDE_MAX_GROUP * 96] __attribute__((aligned(64)));
+
+	init_zdev_page(ns, &t, (uintptr_t)&t, lo, sp, false);
+	if (ns->ppc == 1) {
+		wide_emit(ns, lo, hi, &t, sp, has512);
+		wide_pageblocks(ns, lo, hi);
+		kflush_drain();
+		return;
+	}
+	t.flags |= 1ULL << PG_HEAD;
+	init_zdev_page(ns, &tt, (uintptr_t)&tt, lo + 1, sp, false);
+	prep_tail(&tt, 0);
+	for (uint64_t head = lo; head < hi; head += ns->ppc) {
+		char *h = rp_page(ns, head);
+
+		/* The head and the first g - 1 tails fill the compound's first lines. */
+		tt.u[0] = (uintptr_t)h | 1;
+		memcpy(blk, &t, sp);
+		for (unsigned int j = 1; j < g; j++)
+			memcpy(blk + j * sp, &tt, sp);
+		wide_refresh(blk, head, sp, g);
+		for (unsigned int l = 0; l < lines; l++)
+			line_store(h + 64 * l, blk + 64 * l, has512);
+		wide_emit(ns, head + g, head + ns->compound_nr, &tt, sp, has512);
+		wide_pageblocks(ns, head, head + ns->compound_nr);
+		kflush_drain();
+		prep_compound_head(h, sp, ns->order);
+	}
+	kflush_drain();
+}
+
+#define RP_DEFINE_WIDE(has512, name, sp)						\
+	static void name##_##sp(const struct rp_ns *ns, uint64_t lo, uint64_t hi)	\
+	{ wide_run(ns, lo, hi, sp, has512); }
 
 #endif /* PMEMTEST_REPLAY_WIDE_H */
