@@ -99,6 +99,35 @@ else
 	echo "ok $n - without --force $data is untouched"
 fi
 
+# The embedded default, small: every method verified, split across threads,
+# and the machine-readable outputs carry every sample.
+n=$((n + 1))
+if ! "$PMEMTEST" --quiet init-bench --size 256M --repeat 2 --threads 2 > "$T/out" 2> "$T/err"; then
+	fail "small embedded run with 2 threads failed: $(cat "$T/err")"
+elif [ "$(grep -c '^  \(slow\|generic\|fixed\|pmem2\|memcpy\|roof\) ' "$T/out")" -ne 12 ]; then
+	fail "small embedded run: expected 6+ methods per namespace in the table: $(cat "$T/out")"
+else
+	echo "ok $n - small embedded run, 2 threads, verified"
+fi
+n=$((n + 1))
+if ! "$PMEMTEST" --quiet --csv init-bench --size 64M --repeat 3 --mode devdax \
+	--methods fixed,pmem2 > "$T/out" 2> "$T/err"; then
+	fail "--csv run failed: $(cat "$T/err")"
+elif [ "$(grep -c '^dax_pmem,devdax,dev,' "$T/out")" -ne 6 ]; then
+	fail "--csv: expected 6 sample rows: $(cat "$T/out")"
+else
+	echo "ok $n - --csv carries every sample"
+fi
+n=$((n + 1))
+if ! "$PMEMTEST" --quiet --json init-bench --size 64M --repeat 2 --mode fsdax \
+	--methods slow,fixed > "$T/out" 2> "$T/err"; then
+	fail "--json run failed: $(cat "$T/err")"
+elif ! grep -q '"verified":true' "$T/out" || [ "$(grep -c '"samples_ms"' "$T/out")" -ne 2 ]; then
+	fail "--json: missing samples or verification: $(head -c 500 "$T/out")"
+else
+	echo "ok $n - --json carries the samples and the verification"
+fi
+
 # --memmap dev --force: exactly the announced range changes, nothing else,
 # and the size stays.
 size=$(stat -c %s "$data")
