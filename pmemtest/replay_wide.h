@@ -11,8 +11,9 @@
  * is what makes packed 80/96-byte struct pages slow.
  *
  * Unlike the kernel's template path, pageblock-aligned struct pages go out
- * in the same stream instead of through a cached copy: their bytes are the
- * same, and the pageblock bitmap is updated separately either way.
+ * in the same stream instead of through a cached copy, and page[1]/page[2]
+ * of a compound page are streamed already holding prep_compound_head()'s
+ * fields: the bytes are the same, and no streamed line is read back.
  *
  * Include after replay_impl.h, in a file built with -mavx2 or -mavx512f.
  */
@@ -119,7 +120,8 @@ RP_INLINE void wide_pageblocks(const struct rp_ns *ns, uint64_t lo, uint64_t hi)
 RP_INLINE void wide_run(const struct rp_ns *ns, uint64_t lo, uint64_t hi, const unsigned int sp,
 			const int has512)
 {
-	const unsigned int g = wide_group(sp), lines = sp * g / 64;
+	/* Enough whole groups to hold page[0..2] of a compound page. */
+	const unsigned int g = wide_group(sp), fg = (3 + g - 1) / g * g, flines = sp * fg / 64;
 	struct mm_page t __attribute__((aligned(64)));
 	struct mm_page tt __attribute__((aligned(64)));
 	char blk[WIDE_MAX_GROUP * 96] __attribute__((aligned(64)));
@@ -137,18 +139,23 @@ RP_INLINE void wide_run(const struct rp_ns *ns, uint64_t lo, uint64_t hi, const 
 	for (uint64_t head = lo; head < hi; head += ns->ppc) {
 		char *h = rp_page(ns, head);
 
-		/* The head and the first g - 1 tails fill the compound's first lines. */
+		/*
+		 * The head and the first tails, page[1] and page[2] included,
+		 * are built in the block with their final folio fields, so no
+		 * line is rewritten through the cache after being streamed:
+		 * no drain and no re-read per compound page, unlike the kernel.
+		 */
 		tt.u[0] = (uintptr_t)h | 1;
 		memcpy(blk, &t, sp);
-		for (unsigned int j = 1; j < g; j++)
+		for (unsigned int j = 1; j < fg; j++)
 			memcpy(blk + j * sp, &tt, sp);
-		wide_refresh(blk, head, sp, g);
-		for (unsigned int l = 0; l < lines; l++)
+		wide_refresh(blk, head, sp, fg);
+		prep_page1((struct mm_page *)(blk + sp), ns->order);
+		prep_page2((struct mm_page *)(blk + 2 * sp), (uintptr_t)(h + 2 * sp), ns->order);
+		for (unsigned int l = 0; l < flines; l++)
 			line_store(h + 64 * l, blk + 64 * l, has512);
-		wide_emit(ns, head + g, head + ns->compound_nr, &tt, sp, has512);
+		wide_emit(ns, head + fg, head + ns->compound_nr, &tt, sp, has512);
 		wide_pageblocks(ns, head, head + ns->compound_nr);
-		kflush_drain();
-		prep_compound_head(h, sp, ns->order);
 	}
 	kflush_drain();
 }
