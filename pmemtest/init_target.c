@@ -170,11 +170,13 @@ int ib_geometry(struct ib_ns *ns)
 		start = round_up(round_up(ns->memmap_bytes, 4096) >> RP_PAGE_SHIFT, apfns);
 	end = ns->npfns < start ? start : start + (ns->npfns - start) / ppc * ppc;
 	if (end <= start) {
-		pm_err("%s: %s is too small for the memmap (%s of struct pages%s, then %s-aligned data)",
+		char b3[32];
+
+		pm_err("%s: %s is too small for the memmap: %s of struct pages%s, then data in %s%s blocks",
 		       ns->name, pm_fmt_bytes(ns->size, b1, sizeof(b1)),
 		       pm_fmt_bytes(ns->memmap_bytes, b2, sizeof(b2)),
-		       ns->altmap ? " in the namespace" : "",
-		       ns->devdax ? "compound" : "pfn");
+		       ns->altmap ? " at its start" : "",
+		       pm_fmt_bytes(ns->align, b3, sizeof(b3)), ppc > 1 ? " compound" : "-aligned");
 		return PM_EXIT_FAIL;
 	}
 	memset(r, 0, sizeof(*r));
