@@ -55,8 +55,7 @@ struct ib_ns {
 	char storage[200];
 	struct pmem2_map *map;
 	struct pmem2_source *src;
-	char *memfd_addr;
-	int memfd;
+	int map_fd;		/* what is mapped: the memfd, or the target opened RW */
 	uint64_t map_len;
 
 	struct rp_ns rp;

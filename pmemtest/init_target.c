@@ -63,7 +63,7 @@ int ib_describe_target(const struct pm_global *g, const struct ib_opts *o, struc
 	(void)o;
 	memset(ns, 0, sizeof(*ns));
 	ns->fd = -1;
-	ns->memfd = -1;
+	ns->map_fd = -1;
 	ns->path = path;
 	snprintf(ns->dev_map, sizeof(ns->dev_map), "?");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -133,7 +133,7 @@ int ib_embedded(const struct ib_opts *o, struct ib_ns *ns, int nr)
 			continue;
 		memset(x, 0, sizeof(*x));
 		x->fd = -1;
-		x->memfd = -1;
+		x->map_fd = -1;
 		x->devdax = devdax;
 		snprintf(x->name, sizeof(x->name), "%s", devdax ? "dax_pmem" : "nd_pmem");
 		snprintf(x->dev_map, sizeof(x->dev_map), "dev");
@@ -310,7 +310,7 @@ int ib_storage_open(struct ib_ns *ns, bool quiet)
 			pm_err_errno("%s: cannot open for writing", ns->path);
 			return PM_EXIT_FAIL;
 		}
-		ns->memfd = fd;
+		ns->map_fd = fd;
 		ns->map_len = round_up(ns->write_hi, ns->real_dax && ns->devdax ? ns->align : 4096);
 		if (ns->map_len > ns->size)
 			ns->map_len = ns->size;
@@ -321,13 +321,13 @@ int ib_storage_open(struct ib_ns *ns, bool quiet)
 			 ns->path, ns->real_dax ? "" : ": the page cache stands in for pmem",
 			 gran_name(pmem2_map_get_store_granularity(ns->map)));
 	} else {
-		ns->memfd = memfd_create("pmemtest-memmap", MFD_CLOEXEC);
+		ns->map_fd = memfd_create("pmemtest-memmap", MFD_CLOEXEC);
 		ns->map_len = round_up(ns->memmap_bytes, 2 << 20);
-		if (ns->memfd < 0 || ftruncate(ns->memfd, (off_t)ns->map_len) < 0) {
+		if (ns->map_fd < 0 || ftruncate(ns->map_fd, (off_t)ns->map_len) < 0) {
 			pm_err_errno("%s: memfd for the memmap", ns->name);
 			return PM_EXIT_FAIL;
 		}
-		rc = map_pmem2(ns, ns->memfd, ns->map_len, true);
+		rc = map_pmem2(ns, ns->map_fd, ns->map_len, true);
 		if (rc)
 			return rc;
 		snprintf(ns->storage, sizeof(ns->storage),
@@ -361,11 +361,11 @@ void ib_storage_close(struct ib_ns *ns)
 	}
 	if (ns->src)
 		pmem2_source_delete(&ns->src);
-	if (ns->memfd >= 0)
-		close(ns->memfd);
+	if (ns->map_fd >= 0)
+		close(ns->map_fd);
 	if (ns->fd >= 0)
 		close(ns->fd);
 	free(ns->rp.pageblock);
-	ns->memfd = ns->fd = -1;
+	ns->map_fd = ns->fd = -1;
 	ns->rp.pageblock = NULL;
 }

@@ -66,7 +66,7 @@ ParameterizedTest(struct rp_param *p, replay, every_byte)
 	uint64_t pb_set = 0, pb_want = 0;
 
 	memset(&ns, 0, sizeof(ns));
-	ns.fd = ns.memfd = -1;
+	ns.fd = ns.map_fd = -1;
 	snprintf(ns.name, sizeof(ns.name), "test");
 	ns.devdax = sh->devdax;
 	ns.altmap = sh->altmap;
