@@ -99,6 +99,27 @@ else
 	echo "ok $n - without --force $data is untouched"
 fi
 
+# info: plain text says where every op is bound and whether devices exist;
+# KFLUSH_HWCAPS masking shows up in the JSON.
+expect 2 "--csv is not supported" "" -- --csv info
+n=$((n + 1))
+if ! "$PMEMTEST" info > "$T/out" 2> "$T/err"; then
+	fail "info failed: $(cat "$T/err")"
+elif ! grep -q "^  memcpy_flushcache " "$T/out" || ! grep -q "dax devices and pmem namespaces" "$T/out"; then
+	fail "info: missing bound variants or devices: $(cat "$T/out")"
+else
+	echo "ok $n - info lists bound variants and devices"
+fi
+n=$((n + 1))
+if ! KFLUSH_HWCAPS=-avx2,-avx512f "$PMEMTEST" --json info > "$T/out" 2> "$T/err"; then
+	fail "--json info failed: $(cat "$T/err")"
+elif ! tr -d ' \n' < "$T/out" | grep -q '"cpu_features_masked":\[[^]]*\]' ||
+     tr -d ' \n' < "$T/out" | grep -o '"cpu_features_masked":\[[^]]*\]' | grep -q avx2; then
+	fail "--json info: KFLUSH_HWCAPS=-avx2 not reflected: $(head -c 600 "$T/out")"
+else
+	echo "ok $n - info --json reflects KFLUSH_HWCAPS"
+fi
+
 # The embedded default, small: every method verified, split across threads,
 # and the machine-readable outputs carry every sample.
 n=$((n + 1))
