@@ -95,7 +95,7 @@ void ib_report_table(const struct ib_ns *ns, const struct ib_opts *o, struct ib_
 	seed_means(ns, &ss, &sg, &sf);
 	printf("  seed (%s, Ice Lake VM, means): slow/fixed %.2f  generic/fixed %.2f\n",
 	       ns->devdax ? "dax_pmem" : "nd_pmem", ss / sf, sg / sf);
-	if (r[RP_FIXED].run && r[RP_FIXED].s.mean > 0) {
+	if (r[RP_FIXED].run && r[RP_FIXED].s.mean > 0 && (r[RP_SLOW].run || r[RP_GENERIC].run)) {
 		printf("  here (means):                       ");
 		if (r[RP_SLOW].run)
 			printf(" slow/fixed %.2f ", r[RP_SLOW].s.mean / r[RP_FIXED].s.mean);
