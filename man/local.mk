@@ -38,3 +38,6 @@ dist_man_MANS += \
 dist_man_MANS += \
 	man/kflush_copy_safe.3 \
 	man/kflush_fault_handler.3
+
+# man pages
+dist_man_MANS += man/pmemtest.1

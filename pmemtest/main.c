@@ -1,57 +1,113 @@
 // SPDX-License-Identifier: MIT
-/* pmemtest: for now only "info" (CPU features and bound variants). */
+/*
+ * pmemtest: replay and benchmark the kernel's persistent-memory paths.
+ *
+ *   pmemtest [global options] <command> [command options]
+ *
+ * Global options stop at the first non-option ("+" in the optstring), so a
+ * command's own options never reach this parser.
+ */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "kflush.h"
 #include "pmemtest.h"
+#include "util.h"
 
-static void print_features(const char *label, uint64_t f)
+static const struct command {
+	const char *name;
+	int (*fn)(const struct pm_global *g, int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "init-bench", cmd_init_bench,
+	  "replay memmap_init_zone_device() for a namespace and time each method" },
+	{ "info", cmd_info,
+	  "CPU features, bound libkflush variants, dax devices and pmem namespaces" },
+	{ "copy-bench", cmd_copy_bench,
+	  "every flush-copy variant against PMDK, glibc and the roof over a size sweep" },
+	{ "clear-bench", cmd_clear_bench,
+	  "every page-clearing variant against PMDK, glibc and the roof" },
+};
+
+static void usage(FILE *f)
 {
-	printf("%-18s", label);
-	for (unsigned int i = 0; i < KFLUSH_CPU_NR_FEATURES; i++)
-		if (f & (1ULL << i))
-			printf(" %s", kflush_cpu_feature_name(1ULL << i));
-	printf("\n");
-}
-
-static int show_info(void)
-{
-	print_features("cpu features:", kflush_cpu_features_raw());
-	print_features("after mask:", kflush_cpu_features());
-	printf("%-18s %u\n", "cache line:", kflush_cache_line_size());
-	for (int op = 0; op < KFLUSH_NR_OPS; op++) {
-		int bound = kflush_variant_bound(op);
-
-		printf("%-24s bound: %-12s variants:", kflush_op_name(op),
-		       kflush_variant_name(op, (unsigned int)bound));
-		for (int i = 0; i < kflush_variant_count(op); i++)
-			printf(" %s%s", kflush_variant_name(op, (unsigned int)i),
-			       kflush_variant_usable(op, (unsigned int)i) ? "" : "(unusable)");
-		printf("\n");
-	}
-	return 0;
+	fprintf(f,
+		"Usage: pmemtest [global options] <command> [command options]\n"
+		"\n"
+		"Global options:\n"
+		"  -d, --dev PATH   devdax device (/dev/daxX.Y), file on an fsdax filesystem,\n"
+		"                   or ordinary file; default: the embedded namespaces\n"
+		"  -j, --json       machine-readable JSON on stdout\n"
+		"  -c, --csv        CSV on stdout (every sample)\n"
+		"  -q, --quiet      no progress bar, no notes on stderr\n"
+		"  -f, --force      allow writing to the target (init-bench --memmap dev)\n"
+		"  -h, --help       this help; 'pmemtest <command> --help' for a command\n"
+		"  -V, --version    print the version\n"
+		"\n"
+		"Commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f,
+		"\n"
+		"Exit status: 0 success, 1 failure, 2 usage error.\n"
+		"See pmemtest(1).\n");
 }
 
 int main(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "dev",     required_argument, NULL, 'd' },
+		{ "json",    no_argument,       NULL, 'j' },
+		{ "csv",     no_argument,       NULL, 'c' },
+		{ "quiet",   no_argument,       NULL, 'q' },
+		{ "force",   no_argument,       NULL, 'f' },
+		{ "help",    no_argument,       NULL, 'h' },
+		{ "version", no_argument,       NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct pm_global g = { 0 };
-	int i = 1;
+	int c;
 
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			g.json = true;
-		else if (strcmp(argv[i], "--csv") == 0)
-			g.csv = true;
-		else
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:d:jcqfhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (!*optarg)
+				pm_die_usage("--dev needs a path");
+			g.dev = optarg;
 			break;
+		case 'j': g.json = true; break;
+		case 'c': g.csv = true; break;
+		case 'q': g.quiet = true; break;
+		case 'f': g.force = true; break;
+		case 'h':
+			usage(stdout);
+			return pm_finish_stdout(PM_EXIT_OK);
+		case 'V':
+			printf("pmemtest (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+			return pm_finish_stdout(PM_EXIT_OK);
+		case ':':
+			pm_die_usage("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			pm_die_usage("unknown global option '%s'", argv[optind - 1]);
+		}
 	}
-	if (i < argc && strcmp(argv[i], "info") == 0)
-		return show_info();
-	if (i < argc && strcmp(argv[i], "copy-bench") == 0)
-		return cmd_copy_bench(&g, argc - i, argv + i);
-	if (i < argc && strcmp(argv[i], "clear-bench") == 0)
-		return cmd_clear_bench(&g, argc - i, argv + i);
-	fprintf(stderr, "usage: pmemtest [--json|--csv] info|copy-bench|clear-bench [options]\n");
-	return 2;
+	if (g.json && g.csv)
+		pm_die_usage("--json and --csv conflict: choose one output format");
+	if (optind >= argc) {
+		usage(stderr);
+		return PM_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[optind], commands[i].name) == 0) {
+			int first = optind, rc;
+
+			/* Each command parses its own options from a fresh start. */
+			optind = 0;
+			rc = commands[i].fn(&g, argc - first, argv + first);
+			return pm_finish_stdout(rc);
+		}
+	}
+	pm_die_usage("unknown command '%s'", argv[optind]);
 }

@@ -106,3 +106,17 @@ tests_copy_safe_helper_LDADD = -ldl
 # pmemtest copy-bench / clear-bench smoke test (no timing asserted).
 TESTS += tests/test_bench.sh
 EXTRA_DIST += tests/test_bench.sh
+
+# pmemtest's bad-input and --force contract (shell; needs the built pmemtest)
+TESTS += tests/test_pmemtest_badinput.sh
+EXTRA_DIST += tests/test_pmemtest_badinput.sh
+
+# pmemtest's replay: every method's bytes against the slow path's, in full
+check_PROGRAMS += tests/test_pmemtest_replay
+TESTS += tests/test_pmemtest_replay
+tests_test_pmemtest_replay_SOURCES = tests/test_pmemtest_replay.c \
+	pmemtest/replay.c pmemtest/init_target.c pmemtest/devices.c pmemtest/util.c \
+	pmemtest/stats.c pmemtest/init_report.c
+tests_test_pmemtest_replay_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
+tests_test_pmemtest_replay_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
+	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm

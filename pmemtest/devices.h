@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* pmemtest: dax devices and pmem namespaces through libdaxctl / libndctl. */
+#ifndef PMEMTEST_DEVICES_H
+#define PMEMTEST_DEVICES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct pm_devinfo {
+	char chardev[64];	/* "dax0.0" or a pmem block device "pmem0" */
+	char region[64];	/* "region0" (ndctl) or "dax_region0" (daxctl only) */
+	char mode[16];		/* "devdax", "fsdax", "sector", "raw" */
+	char map[8];		/* "dev", "mem" or "?" (no ndctl namespace) */
+	uint64_t size;
+	uint64_t align;
+	int numa_node;
+	bool ndctl;		/* described by an ndctl namespace */
+};
+
+/*
+ * Describe the devdax character device devname ("dax0.0"). Tries the ndctl
+ * namespace first and falls back to the daxctl region (CXL, hmem: no
+ * namespace). Returns 0, or -ENOENT when no dax device has that name.
+ */
+int pm_devdax_lookup(const char *devname, struct pm_devinfo *out);
+
+/* Every dax device and pmem namespace; calls fn for each. Returns the count. */
+int pm_devices_foreach(void (*fn)(const struct pm_devinfo *d, void *arg), void *arg);
+
+#endif /* PMEMTEST_DEVICES_H */

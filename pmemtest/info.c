@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/* info: CPU features, bound variants, dax devices and pmem namespaces. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "devices.h"
+#include "kflush.h"
+#include "pmemtest.h"
+#include "util.h"
+
+static json_object *features_json(uint64_t f)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned int i = 0; i < KFLUSH_CPU_NR_FEATURES; i++)
+		if (f & (1ULL << i))
+			json_object_array_add(a, json_object_new_string(kflush_cpu_feature_name(1ULL << i)));
+	return a;
+}
+
+static void print_features(const char *label, uint64_t f)
+{
+	printf("%-22s", label);
+	for (unsigned int i = 0; i < KFLUSH_CPU_NR_FEATURES; i++)
+		if (f & (1ULL << i))
+			printf(" %s", kflush_cpu_feature_name(1ULL << i));
+	printf("\n");
+}
+
+static void dev_text(const struct pm_devinfo *d, void *arg)
+{
+	char b1[32], b2[32];
+
+	(void)arg;
+	printf("  %-10s %-8s %-6s size %-10s align %-8s map=%-3s numa %d %s\n", d->chardev,
+	       d->region, d->mode, pm_fmt_bytes(d->size, b1, sizeof(b1)),
+	       d->align ? pm_fmt_bytes(d->align, b2, sizeof(b2)) : "-", d->map, d->numa_node,
+	       d->ndctl ? "" : "(no ndctl namespace)");
+}
+
+static void dev_json(const struct pm_devinfo *d, void *arg)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "chardev", json_object_new_string(d->chardev));
+	json_object_object_add(o, "region", json_object_new_string(d->region));
+	json_object_object_add(o, "mode", json_object_new_string(d->mode));
+	json_object_object_add(o, "size", json_object_new_int64((int64_t)d->size));
+	json_object_object_add(o, "align", json_object_new_int64((int64_t)d->align));
+	json_object_object_add(o, "map", json_object_new_string(d->map));
+	json_object_object_add(o, "numa_node", json_object_new_int(d->numa_node));
+	json_object_object_add(o, "ndctl_namespace", json_object_new_boolean(d->ndctl));
+	json_object_array_add(arg, o);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: pmemtest [--json] info\n"
+		"\n"
+		"CPU features (raw and after KFLUSH_HWCAPS), the variant bound for every\n"
+		"libkflush operation, and the dax devices and pmem namespaces found by\n"
+		"libdaxctl / libndctl.\n");
+}
+
+int cmd_info(const struct pm_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *hw = getenv("KFLUSH_HWCAPS");
+	int c, n;
+
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return PM_EXIT_OK;
+		}
+		pm_die_usage("info: unknown option '%s'", argv[optind - 1]);
+	}
+	if (optind < argc)
+		pm_die_usage("info: unexpected argument '%s'", argv[optind]);
+	if (g->csv)
+		pm_die_usage("info: --csv is not supported; use --json");
+
+	if (g->json) {
+		json_object *doc = json_object_new_object(), *ops = json_object_new_array();
+		json_object *devs = json_object_new_array();
+
+		json_object_object_add(doc, "cpu_features", features_json(kflush_cpu_features_raw()));
+		json_object_object_add(doc, "cpu_features_masked", features_json(kflush_cpu_features()));
+		json_object_object_add(doc, "kflush_hwcaps", hw ? json_object_new_string(hw) : NULL);
+		json_object_object_add(doc, "cache_line", json_object_new_int((int)kflush_cache_line_size()));
+		for (int op = 0; op < KFLUSH_NR_OPS; op++) {
+			json_object *o = json_object_new_object(), *v = json_object_new_array();
+			int bound = kflush_variant_bound((enum kflush_op)op);
+
+			json_object_object_add(o, "op", json_object_new_string(kflush_op_name((enum kflush_op)op)));
+			json_object_object_add(o, "bound", json_object_new_string(
+				kflush_variant_name((enum kflush_op)op, (unsigned int)bound)));
+			for (int i = 0; i < kflush_variant_count((enum kflush_op)op); i++) {
+				json_object *x = json_object_new_object();
+
+				json_object_object_add(x, "name", json_object_new_string(
+					kflush_variant_name((enum kflush_op)op, (unsigned int)i)));
+				json_object_object_add(x, "usable", json_object_new_boolean(
+					kflush_variant_usable((enum kflush_op)op, (unsigned int)i) == 1));
+				json_object_array_add(v, x);
+			}
+			json_object_object_add(o, "variants", v);
+			json_object_array_add(ops, o);
+		}
+		json_object_object_add(doc, "operations", ops);
+		pm_devices_foreach(dev_json, devs);
+		json_object_object_add(doc, "devices", devs);
+		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY));
+		json_object_put(doc);
+		return PM_EXIT_OK;
+	}
+
+	print_features("cpu features:", kflush_cpu_features_raw());
+	print_features("after KFLUSH_HWCAPS:", kflush_cpu_features());
+	printf("%-22s %s\n", "KFLUSH_HWCAPS:", hw ? hw : "(not set)");
+	printf("%-22s %u\n", "cache line:", kflush_cache_line_size());
+	printf("\nbound variants:\n");
+	for (int op = 0; op < KFLUSH_NR_OPS; op++) {
+		int bound = kflush_variant_bound((enum kflush_op)op);
+
+		printf("  %-24s %-14s variants:", kflush_op_name((enum kflush_op)op),
+		       kflush_variant_name((enum kflush_op)op, (unsigned int)bound));
+		for (int i = 0; i < kflush_variant_count((enum kflush_op)op); i++)
+			printf(" %s%s", kflush_variant_name((enum kflush_op)op, (unsigned int)i),
+			       kflush_variant_usable((enum kflush_op)op, (unsigned int)i) == 1 ? "" : "(unusable)");
+		printf("\n");
+	}
+	printf("\ndax devices and pmem namespaces:\n");
+	n = pm_devices_foreach(dev_text, NULL);
+	if (!n)
+		printf("  none found (no /dev/dax* device, no pmem namespace): init-bench "
+		       "uses its embedded namespaces\n");
+	return PM_EXIT_OK;
+}

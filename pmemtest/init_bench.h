@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* init-bench: shared between its option, target, run and report files. */
+#ifndef PMEMTEST_INIT_BENCH_H
+#define PMEMTEST_INIT_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmemtest.h"
+#include "replay.h"
+#include "stats.h"
+
+#define IB_DEFAULT_SIZE		(100ULL << 30)
+#define IB_DEFAULT_ALIGN	(2ULL << 20)
+#define IB_BASE_PFN		(1ULL << 26)	/* namespaces start at 256 GiB */
+#define IB_MAX_SIZE		(1ULL << 52)	/* x86-64's physical address space */
+
+enum ib_memmap { IB_MEMMAP_UNSET, IB_MEMMAP_DEV, IB_MEMMAP_MEM };
+
+struct ib_opts {
+	uint64_t size;		/* 0: from the target / default */
+	uint64_t align;		/* 0: from the target / default */
+	int mode;		/* -1 unset, 0 fsdax, 1 devdax */
+	unsigned int sp;
+	enum ib_memmap memmap;
+	unsigned int methods;	/* 1 << enum rp_method */
+	unsigned int repeat;
+	unsigned int threads;
+	uint64_t seed;
+	bool cpu_clock;
+	const char *variant;	/* --variant: memcpy_flushcache variant for generic */
+};
+
+/* One namespace to replay. */
+struct ib_ns {
+	char name[64];
+	bool devdax;
+	bool altmap;		/* map=dev: the memmap lives in the namespace */
+	bool vmemmap_opt;	/* map=mem compound pages: 128 struct pages each */
+	uint64_t size, align;
+	unsigned int sp;
+	uint64_t npfns;
+	uint64_t memmap_bytes;	/* the whole struct page array */
+	uint64_t write_lo, write_hi;	/* bytes of the array the replay writes */
+	uint64_t written;	/* bytes of struct pages written per run */
+	uint64_t backed;	/* memory the replay touches */
+	uint64_t pfns_init;	/* struct pages initialised per run */
+
+	/* The target: NULL path means the embedded namespace. */
+	const char *path;
+	int fd;
+	bool real_dax;
+	bool on_target;		/* --memmap dev on a real target */
+	char dev_map[8];	/* the device's own map= when known */
+	char storage[200];
+	struct pmem2_map *map;
+	struct pmem2_source *src;
+	int map_fd;		/* what is mapped: the memfd, or the target opened RW */
+	uint64_t map_len;
+
+	struct rp_ns rp;
+};
+
+/* init_target.c */
+int ib_describe_target(const struct pm_global *g, const struct ib_opts *o, struct ib_ns *ns);
+int ib_embedded(const struct ib_opts *o, struct ib_ns *ns, int nr);
+int ib_geometry(struct ib_ns *ns);
+int ib_check_writable(const struct ib_ns *ns);
+int ib_storage_open(struct ib_ns *ns, bool quiet);
+void ib_storage_close(struct ib_ns *ns);
+
+/* init_verify.c: sample pfns (IB_NR_SAMPLES), poison them, check them. */
+#define IB_NR_SAMPLES 4096
+size_t ib_pick_samples(const struct ib_ns *ns, uint64_t *seed, uint64_t *pfn);
+void ib_poison(const struct ib_ns *ns, const uint64_t *pfn, size_t n);
+int ib_verify(const struct ib_ns *ns, enum rp_method m, const uint64_t *pfn, size_t n);
+
+/* init_report.c */
+struct ib_result {
+	enum rp_method m;
+	double *samples;	/* ms, in run order */
+	struct pm_summary s;
+	bool run;
+};
+const char *ib_method_name(enum rp_method m);
+bool ib_method_durable(enum rp_method m);
+void ib_report_table(const struct ib_ns *ns, const struct ib_opts *o, struct ib_result *r);
+void ib_report_csv_header(void);
+void ib_report_csv(const struct ib_ns *ns, const struct ib_opts *o, struct ib_result *r);
+/* json: collects namespaces into one document printed by ib_report_json_end(). */
+void ib_report_json_ns(const struct ib_ns *ns, const struct ib_opts *o, struct ib_result *r,
+		       bool verified);
+void ib_report_json_end(const struct ib_opts *o);
+
+#endif /* PMEMTEST_INIT_BENCH_H */

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+/*
+ * init-bench's check of every run: a sample of struct pages is poisoned
+ * before the run and compared with the slow path's bytes after it, and
+ * every pageblock must be marked, so no method can win by writing less or
+ * writing wrong.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "init_bench.h"
+#include "kflush.h"
+#include "util.h"
+
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+/* First, last, pageblock edges, compound heads/tails, and random pfns. */
+size_t ib_pick_samples(const struct ib_ns *ns, uint64_t *seed, uint64_t *pfn)
+{
+	const struct rp_ns *r = &ns->rp;
+	uint64_t span = r->end_pfn - r->start_pfn;
+	size_t n = 0;
+
+	pfn[n++] = r->start_pfn;
+	pfn[n++] = r->end_pfn - 1;
+	for (int i = 0; i < 256; i++) {
+		uint64_t p = r->start_pfn + rng_next(seed) % span;
+		uint64_t pb = p & ~(uint64_t)(RP_PAGEBLOCK_NR - 1);
+
+		if (pb >= r->start_pfn) {
+			pfn[n++] = pb;
+			if (pb > r->start_pfn)
+				pfn[n++] = pb - 1;
+		}
+		pfn[n++] = pb + 1 < r->end_pfn ? pb + 1 : p;
+	}
+	if (r->ppc > 1) {
+		for (int i = 0; i < 256; i++) {
+			uint64_t h = r->start_pfn + rng_next(seed) % (span / r->ppc) * r->ppc;
+
+			pfn[n++] = h;
+			pfn[n++] = h + 1;
+			pfn[n++] = h + 2;
+			pfn[n++] = h + 3;
+			pfn[n++] = h + r->compound_nr - 1;
+		}
+	}
+	while (n < IB_NR_SAMPLES)
+		pfn[n++] = r->start_pfn + rng_next(seed) % span;
+	return n;
+}
+
+void ib_poison(const struct ib_ns *ns, const uint64_t *pfn, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *p = rp_page(&ns->rp, pfn[i]);
+		uint64_t dummy[12];
+
+		/* Only pfns the replay initialises: others belong to nobody. */
+		if (!rp_expect(&ns->rp, pfn[i], dummy))
+			continue;
+		memset(p, 0x5a, ns->sp);
+		kflush_flush(p, ns->sp);
+	}
+	kflush_drain();
+	memset(ns->rp.pageblock, 0, (size_t)(ns->npfns / RP_PAGEBLOCK_NR / 2 + 1));
+}
+
+/* Compare the samples with the slow path's bytes; 0 or the mismatches. */
+int ib_verify(const struct ib_ns *ns, enum rp_method m, const uint64_t *pfn, size_t n)
+{
+	const struct rp_ns *r = &ns->rp;
+	unsigned char exp[96];
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char *got = (const unsigned char *)rp_page(r, pfn[i]);
+
+		if (!rp_expect(r, pfn[i], exp) || memcmp(got, exp, ns->sp) == 0)
+			continue;
+		for (unsigned int b = 0; b < ns->sp; b++) {
+			if (got[b] != exp[b]) {
+				if (!bad)
+					pm_err("%s: method %s wrote the wrong struct page for pfn %#" PRIx64
+					       " (byte %u: %#04x, expected %#04x)", ns->name,
+					       ib_method_name(m), pfn[i], b, got[b], exp[b]);
+				break;
+			}
+		}
+		bad++;
+	}
+	for (uint64_t p = (r->start_pfn + RP_PAGEBLOCK_NR - 1) & ~(uint64_t)(RP_PAGEBLOCK_NR - 1);
+	     p < r->end_pfn; p += RP_PAGEBLOCK_NR) {
+		uint64_t idx = r->ppc > 1 ? (p - r->start_pfn) % r->ppc : 0;
+
+		if (idx >= r->compound_nr)
+			continue;
+		if (rp_pageblock_get(r, p) != RP_MIGRATE_MOVABLE) {
+			if (!bad)
+				pm_err("%s: method %s left pageblock of pfn %#" PRIx64 " unset",
+				       ns->name, ib_method_name(m), p);
+			bad++;
+		}
+	}
+	return bad;
+}

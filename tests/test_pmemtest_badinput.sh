@@ -1,0 +1,187 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# pmemtest's bad-input contract: every mistake is one clear line on stderr,
+# exit 1 (failure) or 2 (usage), and the target's bytes are left as they
+# were. Plus the one destructive path, --memmap dev --force, writing
+# exactly the byte range it announces. Small sizes and --repeat 1 keep it fast.
+set -u
+
+PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
+T=$(mktemp -d "${TMPDIR:-/tmp}/pmemtest-test.XXXXXX") || exit 99
+trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+fails=0
+n=0
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+# expect CODE PATTERN [FILE] -- ARGS: exit code CODE, exactly one stderr
+# line matching PATTERN, and FILE's checksum unchanged.
+expect() {
+	code=$1 pat=$2 file=$3
+	shift 4
+	n=$((n + 1))
+	before=
+	[ -n "$file" ] && before=$(cksum < "$file")
+	"$PMEMTEST" "$@" > "$T/out" 2> "$T/err"
+	rc=$?
+	lines=$(wc -l < "$T/err")
+	if [ "$rc" -ne "$code" ]; then
+		fail "pmemtest $*: exit $rc, expected $code ($(head -c 300 "$T/err"))"
+	elif [ "$lines" -ne 1 ]; then
+		fail "pmemtest $*: $lines lines on stderr, expected one: $(head -c 300 "$T/err")"
+	elif ! grep -q -- "$pat" "$T/err"; then
+		fail "pmemtest $*: stderr does not say '$pat': $(cat "$T/err")"
+	else
+		echo "ok $n - pmemtest $* -> $code: $(cat "$T/err")"
+	fi
+	if [ -n "$file" ] && [ "$(cksum < "$file")" != "$before" ]; then
+		fail "pmemtest $*: $file changed"
+	fi
+}
+
+# A 16 MiB file of non-zero data: the "existing data" every case protects.
+data=$T/data
+head -c 16777216 /dev/urandom > "$data" || exit 99
+small=$T/small
+head -c 65536 /dev/urandom > "$small"
+ro=$T/readonly
+head -c 16777216 /dev/urandom > "$ro"
+chmod 0444 "$ro"
+mkdir "$T/dir"
+
+# Targets that are not namespaces.
+expect 1 "No such file" "" -- --dev "$T/missing" init-bench --repeat 1
+expect 1 "is a directory" "" -- --dev "$T/dir" init-bench --repeat 1
+expect 1 "not a devdax device" "" -- --dev /dev/null init-bench --repeat 1
+expect 1 "not a devdax device" "" -- --dev /dev/zero init-bench --repeat 1
+expect 1 "read-only\|Permission denied" "$ro" -- --force --dev "$ro" init-bench --memmap dev --repeat 1
+expect 1 "too small for the memmap" "$small" -- --force --dev "$small" init-bench --memmap dev --repeat 1
+expect 2 "larger than" "$data" -- --dev "$data" init-bench --size 1G --repeat 1
+
+# Sizes.
+expect 2 "expected a positive size" "" -- init-bench --size 0 --repeat 1
+expect 2 "expected a positive size" "" -- init-bench --size -5G --repeat 1
+expect 2 "expected a positive size" "" -- init-bench --size lots --repeat 1
+expect 2 "expected a positive size" "" -- init-bench --size 12Q --repeat 1
+expect 2 "absurd" "" -- init-bench --size 99999999999999999999 --repeat 1
+expect 2 "absurd" "" -- init-bench --size 16000T --repeat 1
+# 4 PiB of namespace needs 64 TiB of memmap: refused before allocating.
+expect 1 "refusing before allocating" "" -- init-bench --size 4096T --repeat 1
+
+# Unknown names and conflicting options.
+expect 2 "unknown method 'bogus'" "" -- init-bench --methods slow,bogus --repeat 1
+expect 2 "unknown command 'frobnicate'" "" -- frobnicate
+expect 2 "unknown option" "" -- init-bench --no-such-option
+expect 2 "unknown global option" "" -- --no-such-option info
+expect 2 "conflict" "" -- --json --csv init-bench --repeat 1
+expect 2 "expected 56, 64, 72, 80, 88 or 96" "" -- init-bench --struct-page 60
+expect 2 "expected 4K, 2M or 1G" "" -- init-bench --align 3M
+expect 2 "expected fsdax or devdax" "" -- init-bench --mode raw
+expect 2 "expected 1..100000" "" -- init-bench --repeat 0
+expect 2 "expected wall or cpu" "" -- init-bench --clock sundial
+expect 2 "no such memcpy_flushcache variant" "" -- init-bench --variant turbo
+expect 2 "needs an argument" "" -- init-bench --size
+
+# Existing data without --force: refused, naming the range and --force.
+expect 2 "add --force" "$data" -- --dev "$data" init-bench --memmap dev --repeat 1
+
+# Without --force the target is only read, whatever the method list.
+n=$((n + 1))
+before=$(cksum < "$data")
+if ! "$PMEMTEST" --quiet --dev "$data" init-bench --repeat 1 > "$T/out" 2> "$T/err"; then
+	fail "read-only run on $data failed: $(cat "$T/err")"
+elif [ "$(cksum < "$data")" != "$before" ]; then
+	fail "a run without --force changed $data"
+else
+	echo "ok $n - without --force $data is untouched"
+fi
+
+# info: plain text says where every op is bound and whether devices exist;
+# KFLUSH_HWCAPS masking shows up in the JSON.
+expect 2 "--csv is not supported" "" -- --csv info
+n=$((n + 1))
+if ! "$PMEMTEST" info > "$T/out" 2> "$T/err"; then
+	fail "info failed: $(cat "$T/err")"
+elif ! grep -q "^  memcpy_flushcache " "$T/out" || ! grep -q "dax devices and pmem namespaces" "$T/out"; then
+	fail "info: missing bound variants or devices: $(cat "$T/out")"
+else
+	echo "ok $n - info lists bound variants and devices"
+fi
+n=$((n + 1))
+if ! KFLUSH_HWCAPS=-avx2,-avx512f "$PMEMTEST" --json info > "$T/out" 2> "$T/err"; then
+	fail "--json info failed: $(cat "$T/err")"
+elif ! tr -d ' \n' < "$T/out" | grep -q '"cpu_features_masked":\[[^]]*\]' ||
+     tr -d ' \n' < "$T/out" | grep -o '"cpu_features_masked":\[[^]]*\]' | grep -q avx2; then
+	fail "--json info: KFLUSH_HWCAPS=-avx2 not reflected: $(head -c 600 "$T/out")"
+else
+	echo "ok $n - info --json reflects KFLUSH_HWCAPS"
+fi
+
+# The embedded default, small: every method verified, split across threads,
+# and the machine-readable outputs carry every sample.
+n=$((n + 1))
+if ! "$PMEMTEST" --quiet init-bench --size 256M --repeat 2 --threads 2 > "$T/out" 2> "$T/err"; then
+	fail "small embedded run with 2 threads failed: $(cat "$T/err")"
+elif [ "$(grep -c '^  \(slow\|generic\|fixed\|pmem2\|memcpy\|roof\) ' "$T/out")" -ne 12 ]; then
+	fail "small embedded run: expected 6+ methods per namespace in the table: $(cat "$T/out")"
+else
+	echo "ok $n - small embedded run, 2 threads, verified"
+fi
+n=$((n + 1))
+if ! "$PMEMTEST" --quiet --csv init-bench --size 64M --repeat 3 --mode devdax \
+	--methods fixed,pmem2 > "$T/out" 2> "$T/err"; then
+	fail "--csv run failed: $(cat "$T/err")"
+elif [ "$(grep -c '^dax_pmem,devdax,dev,' "$T/out")" -ne 6 ]; then
+	fail "--csv: expected 6 sample rows: $(cat "$T/out")"
+else
+	echo "ok $n - --csv carries every sample"
+fi
+n=$((n + 1))
+if ! "$PMEMTEST" --quiet --json init-bench --size 64M --repeat 2 --mode fsdax \
+	--methods slow,fixed > "$T/out" 2> "$T/err"; then
+	fail "--json run failed: $(cat "$T/err")"
+elif ! grep -q '"verified":true' "$T/out" || [ "$(grep -c '"samples_ms"' "$T/out")" -ne 2 ]; then
+	fail "--json: missing samples or verification: $(head -c 500 "$T/out")"
+else
+	echo "ok $n - --json carries the samples and the verification"
+fi
+
+# --memmap dev --force: exactly the announced range changes, nothing else,
+# and the size stays.
+size=$(stat -c %s "$data")
+cp "$data" "$T/orig"
+for mode in fsdax devdax; do
+	n=$((n + 1))
+	cp "$T/orig" "$data"
+	if ! "$PMEMTEST" --quiet --force --dev "$data" init-bench --memmap dev --mode $mode \
+		--repeat 1 > "$T/out" 2> "$T/err"; then
+		fail "--force run ($mode) failed: $(cat "$T/err")"
+		continue
+	fi
+	range=$(sed -n 's/.*overwriting bytes \([0-9]*\)-\([0-9]*\) .*/\1 \2/p' "$T/err")
+	set -- $range
+	if [ $# -ne 2 ]; then
+		fail "--force run ($mode) did not print the byte range: $(cat "$T/err")"
+		continue
+	fi
+	lo=$1 hi=$2
+	if [ "$(stat -c %s "$data")" -ne "$size" ]; then
+		fail "--force run ($mode) changed the file size"
+	fi
+	if ! cmp -s -n "$lo" "$data" "$T/orig"; then
+		fail "--force run ($mode) wrote below byte $lo"
+	fi
+	if ! cmp -s -i $((hi + 1)) "$data" "$T/orig"; then
+		fail "--force run ($mode) wrote past byte $hi"
+	fi
+	if cmp -s -i "$lo" -n $((hi + 1 - lo)) "$data" "$T/orig"; then
+		fail "--force run ($mode) did not write bytes $lo-$hi"
+	fi
+	echo "ok $n - --memmap dev --force ($mode) wrote only bytes $lo-$hi of $size"
+done
+
+echo "$n checks, $fails failures"
+[ "$fails" -eq 0 ]
