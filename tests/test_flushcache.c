@@ -91,60 +91,54 @@ static void set_one(const char *name, kflush_memset_flushcache_fn fn, struct tu_
 	tu_restore(a, doff, n);
 }
 
+struct sweep_ctx {
+	const char *name;
+	kflush_fn fn;
+};
+
+static void copy_case(const struct tu_case *c, void *p)
+{
+	const struct sweep_ctx *x = p;
+
+	copy_one(x->name, (kflush_memcpy_flushcache_fn)x->fn, c->area, c->doff, c->soff, c->n);
+}
+
+static void set_case(const struct tu_case *c, void *p)
+{
+	const struct sweep_ctx *x = p;
+
+	set_one(x->name, (kflush_memset_flushcache_fn)x->fn, c->area, c->doff,
+		c->seq % NR_SET_VALUES, c->n);
+}
+
 static void sweep_copy(const char *name, kflush_memcpy_flushcache_fn fn,
 		       const size_t *soffs, size_t nsoffs)
 {
-	struct tu_area a = tu_area_new(TU_SWEEP_MAX);
-	struct tu_area mid = tu_area_new(TU_MID_MAX);
-	struct tu_area big = tu_area_new(TU_MAX_SIZE);
-	size_t mid_sizes[128], nmid = tu_mid_sizes(mid_sizes, ARRAY_SIZE(mid_sizes));
-	size_t step = tu_offset_step();
+	const struct tu_sweep_plan plan = {
+		soffs, nsoffs,
+		large_dst_offs, ARRAY_SIZE(large_dst_offs),
+		large_src_offs, ARRAY_SIZE(large_src_offs),
+	};
+	struct sweep_ctx x = { name, (kflush_fn)fn };
 
-	for (size_t n = 0; n <= TU_SWEEP_MAX; n++)
-		for (size_t doff = 0; doff < 64; doff += step)
-			for (size_t i = 0; i < nsoffs; i++)
-				copy_one(name, fn, &a, doff, soffs[i], n);
-	for (size_t m = 0; m < nmid; m++)
-		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
-			for (size_t j = 0; j < ARRAY_SIZE(large_src_offs); j++)
-				copy_one(name, fn, &mid, large_dst_offs[i], large_src_offs[j],
-					 mid_sizes[m]);
-	for (size_t l = 0; l < tu_nr_large_sizes; l++)
-		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
-			for (size_t j = 0; j < ARRAY_SIZE(large_src_offs); j++)
-				copy_one(name, fn, &big, large_dst_offs[i], large_src_offs[j],
-					 tu_large_sizes[l]);
-	tu_area_free(&a);
-	tu_area_free(&mid);
-	tu_area_free(&big);
+	tu_sweep(&plan, copy_case, &x);
 }
 
 static void sweep_set(const char *name, kflush_memset_flushcache_fn fn)
 {
+	static const size_t no_soff[] = { 0 };
+	const struct tu_sweep_plan plan = {
+		no_soff, 1, large_dst_offs, ARRAY_SIZE(large_dst_offs), no_soff, 1,
+	};
+	struct sweep_ctx x = { name, (kflush_fn)fn };
 	struct tu_area a = tu_area_new(TU_SWEEP_MAX);
-	struct tu_area mid = tu_area_new(TU_MID_MAX);
-	struct tu_area big = tu_area_new(TU_MAX_SIZE);
-	size_t mid_sizes[128], nmid = tu_mid_sizes(mid_sizes, ARRAY_SIZE(mid_sizes));
-	size_t step = tu_offset_step();
 
-	for (size_t n = 0; n <= TU_SWEEP_MAX; n++)
-		for (size_t doff = 0; doff < 64; doff += step)
-			set_one(name, fn, &a, doff, (n + doff) % NR_SET_VALUES, n);
+	tu_sweep(&plan, set_case, &x);
 	/* Every value at every offset once, where the line code runs. */
 	for (size_t doff = 0; doff < 64; doff++)
 		for (size_t vi = 0; vi < NR_SET_VALUES; vi++)
 			set_one(name, fn, &a, doff, vi, 777);
-	for (size_t m = 0; m < nmid; m++)
-		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
-			set_one(name, fn, &mid, large_dst_offs[i], (m + i) % NR_SET_VALUES,
-				mid_sizes[m]);
-	for (size_t l = 0; l < tu_nr_large_sizes; l++)
-		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
-			set_one(name, fn, &big, large_dst_offs[i], (l + i) % NR_SET_VALUES,
-				tu_large_sizes[l]);
 	tu_area_free(&a);
-	tu_area_free(&mid);
-	tu_area_free(&big);
 }
 
 /*

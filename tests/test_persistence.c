@@ -101,53 +101,56 @@ static void prove_set(const char *name, kflush_memset_flushcache_fn fn, struct t
 	tu_restore(a, doff, n);
 }
 
+static const size_t large_src_offs[] = { 5 };
+
+struct sweep_ctx {
+	const char *name;
+	kflush_fn fn;
+	size_t fences;
+	const unsigned char *expect;
+};
+
+static void copy_case(const struct tu_case *c, void *p)
+{
+	const struct sweep_ctx *x = p;
+
+	prove_copy(x->name, (kflush_memcpy_flushcache_fn)x->fn, c->area, c->doff, c->soff,
+		   c->n, x->fences);
+}
+
+static void set_case(const struct tu_case *c, void *p)
+{
+	const struct sweep_ctx *x = p;
+
+	prove_set(x->name, (kflush_memset_flushcache_fn)x->fn, c->area, c->doff, c->n,
+		  x->expect);
+}
+
 static void sweep_copy(const char *name, kflush_memcpy_flushcache_fn fn, size_t fences)
 {
-	struct tu_area a = tu_area_new(TU_SWEEP_MAX);
-	struct tu_area mid = tu_area_new(TU_MID_MAX);
-	struct tu_area big = tu_area_new(TU_MAX_SIZE);
-	size_t mid_sizes[128], nmid = tu_mid_sizes(mid_sizes, ARRAY_SIZE(mid_sizes));
-	size_t step = tu_offset_step();
+	const struct tu_sweep_plan plan = {
+		src_offs, ARRAY_SIZE(src_offs),
+		large_dst_offs, ARRAY_SIZE(large_dst_offs),
+		large_src_offs, ARRAY_SIZE(large_src_offs),
+	};
+	struct sweep_ctx x = { name, (kflush_fn)fn, fences, NULL };
 
-	for (size_t n = 0; n <= TU_SWEEP_MAX; n++)
-		for (size_t doff = 0; doff < 64; doff += step)
-			for (size_t i = 0; i < ARRAY_SIZE(src_offs); i++)
-				prove_copy(name, fn, &a, doff, src_offs[i], n, fences);
-	for (size_t m = 0; m < nmid; m++)
-		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
-			prove_copy(name, fn, &mid, large_dst_offs[i], 5, mid_sizes[m], fences);
-	for (size_t l = 0; l < tu_nr_large_sizes; l++)
-		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
-			prove_copy(name, fn, &big, large_dst_offs[i], 5, tu_large_sizes[l], fences);
-	tu_area_free(&a);
-	tu_area_free(&mid);
-	tu_area_free(&big);
+	tu_sweep(&plan, copy_case, &x);
 }
 
 static void sweep_set(const char *name, kflush_memset_flushcache_fn fn)
 {
-	struct tu_area a = tu_area_new(TU_SWEEP_MAX);
-	struct tu_area mid = tu_area_new(TU_MID_MAX);
-	struct tu_area big = tu_area_new(TU_MAX_SIZE);
-	size_t mid_sizes[128], nmid = tu_mid_sizes(mid_sizes, ARRAY_SIZE(mid_sizes));
+	static const size_t no_soff[] = { 0 };
+	const struct tu_sweep_plan plan = {
+		no_soff, 1, large_dst_offs, ARRAY_SIZE(large_dst_offs), no_soff, 1,
+	};
 	unsigned char *expect = malloc(TU_MAX_SIZE);
-	size_t step = tu_offset_step();
+	struct sweep_ctx x = { name, (kflush_fn)fn, 0, expect };
 
 	cr_assert(expect);
 	memset(expect, 0xc3, TU_MAX_SIZE);
-	for (size_t n = 0; n <= TU_SWEEP_MAX; n++)
-		for (size_t doff = 0; doff < 64; doff += step)
-			prove_set(name, fn, &a, doff, n, expect);
-	for (size_t m = 0; m < nmid; m++)
-		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
-			prove_set(name, fn, &mid, large_dst_offs[i], mid_sizes[m], expect);
-	for (size_t l = 0; l < tu_nr_large_sizes; l++)
-		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
-			prove_set(name, fn, &big, large_dst_offs[i], tu_large_sizes[l], expect);
+	tu_sweep(&plan, set_case, &x);
 	free(expect);
-	tu_area_free(&a);
-	tu_area_free(&mid);
-	tu_area_free(&big);
 }
 
 ParameterizedTestParameters(persistence, memcpy_flushcache)

@@ -110,6 +110,38 @@ size_t tu_mid_sizes(size_t *out, size_t max)
 	return n;
 }
 
+void tu_sweep(const struct tu_sweep_plan *plan,
+	      void (*fn)(const struct tu_case *c, void *ctx), void *ctx)
+{
+	struct tu_area a = tu_area_new(TU_SWEEP_MAX);
+	struct tu_area mid = tu_area_new(TU_MID_MAX);
+	struct tu_area big = tu_area_new(TU_MAX_SIZE);
+	size_t mid_sizes[128], nmid = tu_mid_sizes(mid_sizes, sizeof(mid_sizes) / sizeof(mid_sizes[0]));
+	size_t step = tu_offset_step();
+	struct tu_case c = { 0 };
+
+	c.area = &a;
+	for (c.n = 0; c.n <= TU_SWEEP_MAX; c.n++)
+		for (c.doff = 0; c.doff < 64; c.doff += step)
+			for (size_t i = 0; i < plan->nsoffs; i++, c.seq++) {
+				c.soff = plan->soffs[i];
+				fn(&c, ctx);
+			}
+	for (size_t m = 0; m < nmid + tu_nr_large_sizes; m++) {
+		c.area = m < nmid ? &mid : &big;
+		c.n = m < nmid ? mid_sizes[m] : tu_large_sizes[m - nmid];
+		for (size_t i = 0; i < plan->nbig_doffs; i++)
+			for (size_t j = 0; j < plan->nbig_soffs; j++, c.seq++) {
+				c.doff = plan->big_doffs[i];
+				c.soff = plan->big_soffs[j];
+				fn(&c, ctx);
+			}
+	}
+	tu_area_free(&a);
+	tu_area_free(&mid);
+	tu_area_free(&big);
+}
+
 long tu_check(const struct tu_area *a, size_t off, const void *expect, size_t n)
 {
 	size_t start = TU_GUARD + off, end = start + n;

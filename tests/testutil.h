@@ -69,6 +69,31 @@ size_t tu_mid_sizes(size_t *out, size_t max);
  */
 size_t tu_offset_step(void);
 
+/* One call of a sweep: n bytes at destination offset doff, source offset soff. */
+struct tu_case {
+	struct tu_area *area;
+	size_t doff, soff, n;
+	size_t seq;		/* cases before this one: to vary a fill value */
+};
+
+/*
+ * Where a sweep goes: every n in 0..TU_SWEEP_MAX at every destination
+ * offset (tu_offset_step() apart) and each of soffs[]; then the mid sizes
+ * and the large sizes at each of big_doffs[] x big_soffs[].
+ */
+struct tu_sweep_plan {
+	const size_t *soffs;
+	size_t nsoffs;
+	const size_t *big_doffs;
+	size_t nbig_doffs;
+	const size_t *big_soffs;
+	size_t nbig_soffs;
+};
+
+/* Run fn over the plan, on guarded areas it allocates and frees. */
+void tu_sweep(const struct tu_sweep_plan *plan,
+	      void (*fn)(const struct tu_case *c, void *ctx), void *ctx);
+
 /* Criterion parameter: one variant of one operation. */
 struct tu_variant {
 	int op;
