@@ -22,7 +22,8 @@ struct kflush_impl {
 /*
  * Each family file defines its operation's variants, best first: dispatch
  * binds the first usable one without KFLUSH_IMPL_NO_BIND. The last entry
- * must need nothing beyond baseline x86-64 (sse2, clflush).
+ * is the baseline: it requires no feature bit (movnti, clflush and SSE2 are
+ * architectural on x86-64), so masking can never leave an op unbound.
  */
 struct kflush_impl_list {
 	const struct kflush_impl *impls;

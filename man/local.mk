@@ -1,1 +1,27 @@
-# man pages
+# man pages: hand-written troff, one page per public function; aliases are
+# ".so man3/<page>.3" stubs. tests/man-coverage.sh checks every exported
+# symbol has one, tests/man-lint.sh that they lint clean.
+
+# Flush family, CPU features, the registry and the overview.
+dist_man_MANS += \
+	man/libkflush.7 \
+	man/memcpy_flushcache.3 \
+	man/memcpy_nontemporal.3 \
+	man/kflush_memcpy_flushcache.3 \
+	man/kflush_memset_flushcache.3 \
+	man/kflush_flush.3 \
+	man/kflush_drain.3 \
+	man/kflush_persist.3 \
+	man/kflush_memcpy_persist.3 \
+	man/kflush_cpu_features.3 \
+	man/kflush_cpu_features_raw.3 \
+	man/kflush_cpu_feature_name.3 \
+	man/kflush_cache_line_size.3 \
+	man/kflush_variant_count.3 \
+	man/kflush_op_name.3 \
+	man/kflush_variant_name.3 \
+	man/kflush_variant_requires.3 \
+	man/kflush_variant_usable.3 \
+	man/kflush_variant_bound.3 \
+	man/kflush_variant_find.3 \
+	man/kflush_variant_fn.3

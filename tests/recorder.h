@@ -20,6 +20,9 @@ struct rec_report {
 	size_t cached_bytes;	/* bytes stored through the cache */
 	size_t writebacks;	/* write-back instructions seen */
 	size_t fences;		/* sfences seen */
+	size_t wb_outside;	/* write-backs of lines not touching the range */
+	size_t wb_missing;	/* lines touching the range never written back */
+	size_t wb_repeated;	/* lines touching the range written back twice or more */
 	uintptr_t first_bad;	/* address of the first problem, 0 if none */
 };
 
@@ -33,5 +36,12 @@ void rec_end(void);
  * no fence; else -1.
  */
 int rec_verify(const void *dst, size_t n, struct rec_report *r);
+/*
+ * Fill *r for a write-back of [addr, addr+len) (kflush_flush()). Returns 0
+ * when every line touching the range was written back exactly once, no
+ * other line was, and nothing was stored or fenced; else -1. len 0 means
+ * no line at all.
+ */
+int rec_verify_flush(const void *addr, size_t len, struct rec_report *r);
 
 #endif /* KFLUSH_RECORDER_H */

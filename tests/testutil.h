@@ -20,12 +20,19 @@
 struct tu_area {
 	unsigned char *raw;
 	size_t rawlen;
+	unsigned char *image;	/* the pristine guard pattern, rawlen bytes */
 };
 
 struct tu_area tu_area_new(size_t payload);
 void tu_area_free(struct tu_area *a);
 /* Refill the whole area with the guard pattern. */
 void tu_area_reset(struct tu_area *a);
+/*
+ * Put the guard pattern back over n payload bytes at offset off only: a
+ * sweep that resets just what it wrote stays linear in the sizes, and a
+ * stray store elsewhere survives to be caught by the next tu_check().
+ */
+void tu_restore(struct tu_area *a, size_t off, size_t n);
 /* Payload pointer at offset off (0..63) from a 64-byte-aligned start. */
 unsigned char *tu_at(const struct tu_area *a, size_t off);
 

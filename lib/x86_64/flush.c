@@ -16,6 +16,9 @@
 		uintptr_t p = (uintptr_t)addr & ~(line - 1);			\
 		uintptr_t end = (uintptr_t)addr + len;				\
 										\
+		/* Unlike clean_cache_range(), len 0 touches no line. */	\
+		if (!len)							\
+			return;							\
 		for (; p < end; p += line)					\
 			insn((const void *)p);					\
 	}

@@ -17,16 +17,28 @@ static inline __attribute__((always_inline)) void movnti_line(char *d, const cha
 {
 	uint64_t v[8];
 
+	_Pragma("GCC unroll 64")
 	for (int i = 0; i < 8; i++)
 		v[i] = load8(s + 8 * i);
+	_Pragma("GCC unroll 64")
 	for (int i = 0; i < 8; i++)
 		nt_store8(d + 8 * i, v[i]);
 }
 
 /* The kernel's algorithm, but a whole line per pass once aligned. */
+/* Eight GPR loads per line is all the registers allow: a block is lines. */
+#define MOVNTI_BLOCK 4
+
+static inline __attribute__((always_inline)) void movnti_block(char *d, const char *s)
+{
+	_Pragma("GCC unroll 64")
+	for (int i = 0; i < MOVNTI_BLOCK; i++)
+		movnti_line(d + i * LINE, s + i * LINE);
+}
+
 void memcpy_flushcache_movnti(void *dst, const void *src, size_t n)
 {
-	flushcache_lines(dst, src, n, movnti_line);
+	flushcache_lines(dst, src, n, MOVNTI_BLOCK, movnti_block, movnti_line);
 }
 
 /*
@@ -46,9 +58,19 @@ static inline __attribute__((always_inline)) void movdir64b_line(char *d, const 
 	REC(KFLUSH_REC_NT, d, LINE);
 }
 
+/* Memory to memory: nothing to load ahead. */
+#define MOVDIR64B_BLOCK 4
+
+static inline __attribute__((always_inline)) void movdir64b_block(char *d, const char *s)
+{
+	_Pragma("GCC unroll 64")
+	for (int i = 0; i < MOVDIR64B_BLOCK; i++)
+		movdir64b_line(d + i * LINE, s + i * LINE);
+}
+
 void memcpy_flushcache_movdir64b(void *dst, const void *src, size_t n)
 {
-	flushcache_lines(dst, src, n, movdir64b_line);
+	flushcache_lines(dst, src, n, MOVDIR64B_BLOCK, movdir64b_block, movdir64b_line);
 }
 
 KFLUSH_IMPLS(kflush_memcpy_flushcache,
@@ -56,7 +78,7 @@ KFLUSH_IMPLS(kflush_memcpy_flushcache,
 	KFLUSH_IMPL("avx2", KFLUSH_CPU_AVX2, 0, memcpy_flushcache_avx2),
 	KFLUSH_IMPL("movdir64b", KFLUSH_CPU_MOVDIR64B, 0, memcpy_flushcache_movdir64b),
 	KFLUSH_IMPL("movnti", KFLUSH_CPU_SSE2, 0, memcpy_flushcache_movnti),
-	KFLUSH_IMPL("kernel", KFLUSH_CPU_SSE2, 0, memcpy_flushcache_kernel),
+	KFLUSH_IMPL("kernel", 0, 0, memcpy_flushcache_kernel),
 );
 
 /**
@@ -85,6 +107,7 @@ static inline __attribute__((always_inline)) void movnti_set_line(char *d, const
 {
 	uint64_t v = load8(p);
 
+	_Pragma("GCC unroll 64")
 	for (int i = 0; i < 8; i++)
 		nt_store8(d + 8 * i, v);
 }
@@ -100,7 +123,7 @@ KFLUSH_IMPLS(kflush_memset_flushcache,
 	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memset_flushcache_avx512),
 	KFLUSH_IMPL("avx2", KFLUSH_CPU_AVX2, 0, memset_flushcache_avx2),
 	KFLUSH_IMPL("movnti", KFLUSH_CPU_SSE2, 0, memset_flushcache_movnti),
-	KFLUSH_IMPL("kernel", KFLUSH_CPU_SSE2, 0, memset_flushcache_kernel),
+	KFLUSH_IMPL("kernel", 0, 0, memset_flushcache_kernel),
 );
 
 /**

@@ -18,10 +18,13 @@
  * arch/x86/lib/usercopy_64.c __memcpy_flushcache(): cached head up to
  * 8-byte alignment and write it back, 32 bytes of movnti per pass, then 8,
  * then 4, then a cached 1..3-byte tail written back. Only the destination
- * is aligned; the source never is.
+ * is aligned; the source never is. Unlike the kernel, n == 0 with an
+ * unaligned destination writes no line back.
  */
 KFLUSH_INLINE void flushcache_core(char *d, const char *s, size_t n)
 {
+	if (!n)
+		return;
 	if ((uintptr_t)d & 7) {
 		size_t len = 8 - ((uintptr_t)d & 7);
 
@@ -68,6 +71,8 @@ KFLUSH_INLINE void flushcache_core(char *d, const char *s, size_t n)
 /* The same shape for memset; v is c repeated in all eight bytes. */
 KFLUSH_INLINE void flushset_core(char *d, int c, uint64_t v, size_t n)
 {
+	if (!n)
+		return;
 	if ((uintptr_t)d & 7) {
 		size_t len = 8 - ((uintptr_t)d & 7);
 
@@ -106,11 +111,15 @@ KFLUSH_INLINE uint64_t byte_pattern(int c)
 
 /*
  * Bulk driver: the core takes the destination up to a line boundary, then
- * @line stores whole aligned lines (four per pass, so four lines of loads
- * are in flight), and the core finishes the tail. @line must be inlinable:
- * callers pass a static always_inline function.
+ * @block stores @block_lines whole aligned lines per pass and @line single
+ * lines, and the core finishes the tail. A block issues all its loads
+ * before its first store: the compiler may not hoist a load above an NT
+ * store through a char pointer, and with a cold source the loads in flight
+ * are what sets the bandwidth. @block and @line must be inlinable: callers
+ * pass static always_inline functions.
  */
-KFLUSH_INLINE void flushcache_lines(char *d, const char *s, size_t n,
+KFLUSH_INLINE void flushcache_lines(char *d, const char *s, size_t n, size_t block_lines,
+				    void (*block)(char *d, const char *s),
 				    void (*line)(char *d, const char *s))
 {
 	size_t head = (size_t)(-(uintptr_t)d & (LINE - 1));
@@ -125,12 +134,9 @@ KFLUSH_INLINE void flushcache_lines(char *d, const char *s, size_t n,
 		s += head;
 		n -= head;
 	}
-	for (; n >= 4 * LINE; d += 4 * LINE, s += 4 * LINE, n -= 4 * LINE) {
-		line(d, s);
-		line(d + LINE, s + LINE);
-		line(d + 2 * LINE, s + 2 * LINE);
-		line(d + 3 * LINE, s + 3 * LINE);
-	}
+	for (; n >= block_lines * LINE; d += block_lines * LINE, s += block_lines * LINE,
+	     n -= block_lines * LINE)
+		block(d, s);
 	for (; n >= LINE; d += LINE, s += LINE, n -= LINE)
 		line(d, s);
 	flushcache_core(d, s, n);

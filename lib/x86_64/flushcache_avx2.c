@@ -14,9 +14,25 @@ static inline __attribute__((always_inline)) void avx2_line(char *d, const char 
 	REC(KFLUSH_REC_NT, d, LINE);
 }
 
+/* 8 lines: all 16 ymm registers loaded before the first store. */
+#define AVX2_BLOCK 8
+
+static inline __attribute__((always_inline)) void avx2_block(char *d, const char *s)
+{
+	__m256i v[2 * AVX2_BLOCK];
+
+	_Pragma("GCC unroll 64")
+	for (int i = 0; i < 2 * AVX2_BLOCK; i++)
+		v[i] = _mm256_loadu_si256((const __m256i *)(s + i * 32));
+	_Pragma("GCC unroll 64")
+	for (int i = 0; i < 2 * AVX2_BLOCK; i++)
+		_mm256_stream_si256((__m256i *)(d + i * 32), v[i]);
+	REC(KFLUSH_REC_NT, d, AVX2_BLOCK * LINE);
+}
+
 void memcpy_flushcache_avx2(void *dst, const void *src, size_t n)
 {
-	flushcache_lines(dst, src, n, avx2_line);
+	flushcache_lines(dst, src, n, AVX2_BLOCK, avx2_block, avx2_line);
 }
 
 static inline __attribute__((always_inline)) void avx2_set_line(char *d, const void *p)

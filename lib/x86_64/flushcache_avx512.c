@@ -10,9 +10,26 @@ static inline __attribute__((always_inline)) void avx512_line(char *d, const cha
 	REC(KFLUSH_REC_NT, d, LINE);
 }
 
+/* 32 lines: all 32 zmm registers loaded before the first store. */
+#define AVX512_BLOCK 32
+
+static inline __attribute__((always_inline)) void avx512_block(char *d, const char *s)
+{
+	__m512i v[AVX512_BLOCK];
+
+	_Pragma("GCC unroll 64")
+	for (int i = 0; i < AVX512_BLOCK; i++)
+		v[i] = _mm512_loadu_si512(s + i * LINE);
+	_Pragma("GCC unroll 64")
+	for (int i = 0; i < AVX512_BLOCK; i++) {
+		_mm512_stream_si512((void *)(d + i * LINE), v[i]);
+		REC(KFLUSH_REC_NT, d + i * LINE, LINE);
+	}
+}
+
 void memcpy_flushcache_avx512(void *dst, const void *src, size_t n)
 {
-	flushcache_lines(dst, src, n, avx512_line);
+	flushcache_lines(dst, src, n, AVX512_BLOCK, avx512_block, avx512_line);
 }
 
 static inline __attribute__((always_inline)) void avx512_set_line(char *d, const void *p)

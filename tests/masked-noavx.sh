@@ -1,0 +1,14 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The flush-copy entry points bound as on a CPU without AVX2, AVX-512 and
+# MOVDIR64B (movnti), then with only the kernel-port baselines left: data
+# sweep and persistence proof. The variants themselves are swept unmasked.
+run() {
+	mask=$1
+	shift
+	"${srcdir:-.}/tests/run-masked.sh" "$mask" tests/test_flushcache --filter='flushcache/kflush_*' &&
+	"${srcdir:-.}/tests/run-masked.sh" "$mask" tests/test_persistence \
+		--filter='persistence/@(entry_points|memcpy_persist_fences_once)'
+}
+run -avx512f,-avx2,-movdir64b &&
+run -avx512f,-avx2,-movdir64b,-sse2,-clwb,-clflushopt

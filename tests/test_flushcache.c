@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memcpy_flushcache / memset_flushcache: every usable variant and the
+ * exported entry points, byte for byte against memcpy/memset, every size
+ * 0..1100 at every destination offset in a line, with guard bytes on both
+ * sides. Whether the stores leave lines dirty is test_persistence's job.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kflush.h"
+#include "testutil.h"
+
+#define MAX_VARIANTS 16
+
+/* Source offsets (mod 64) swept for every size and destination offset. */
+static const size_t src_offs[] = { 0, 1, 7, 8, 31, 63 };
+/* The large sizes cost ~1 ms a call: fewer offsets there. */
+static const size_t large_dst_offs[] = { 0, 1, 7, 8, 31, 32, 63 };
+static const size_t large_src_offs[] = { 0, 5, 63 };
+/* memset values: int arguments beyond a byte must be truncated like memset's. */
+static const int set_values[] = { 0x00, 0xff, 0x5a, 0x1c3, -2 };
+#define NR_SET_VALUES (sizeof(set_values) / sizeof(set_values[0]))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The source pattern, and its complement: the destination is pre-filled
+ * with the complement so every byte a variant forgets to store is wrong.
+ */
+static unsigned char *src, *inv;
+static unsigned char *set_expect[NR_SET_VALUES];
+
+static void setup(void)
+{
+	size_t len = TU_MAX_SIZE + 64;
+
+	src = aligned_alloc(64, len);
+	inv = aligned_alloc(64, len);
+	cr_assert(src && inv);
+	tu_fill(src, len, 42);
+	for (size_t i = 0; i < len; i++)
+		inv[i] = (unsigned char)~src[i];
+	for (size_t i = 0; i < NR_SET_VALUES; i++) {
+		set_expect[i] = malloc(TU_MAX_SIZE);
+		cr_assert(set_expect[i]);
+		memset(set_expect[i], set_values[i], TU_MAX_SIZE);
+	}
+}
+
+static void teardown(void)
+{
+	free(src);
+	free(inv);
+	for (size_t i = 0; i < NR_SET_VALUES; i++)
+		free(set_expect[i]);
+}
+
+static void copy_one(const char *name, kflush_memcpy_flushcache_fn fn, struct tu_area *a,
+		     size_t doff, size_t soff, size_t n)
+{
+	unsigned char *d = tu_at(a, doff);
+	long bad;
+
+	memcpy(d, inv + soff, n);
+	fn(d, src + soff, n);
+	bad = tu_check(a, doff, src + soff, n);
+	if (bad >= 0)
+		cr_assert_fail("memcpy_flushcache %s: n=%zu dst+%zu src+%zu: wrong byte at %+ld from dst",
+			       name, n, doff, soff, bad - (long)(TU_GUARD + doff));
+	tu_restore(a, doff, n);
+}
+
+static void set_one(const char *name, kflush_memset_flushcache_fn fn, struct tu_area *a,
+		    size_t doff, size_t vi, size_t n)
+{
+	unsigned char *d = tu_at(a, doff);
+	long bad;
+
+	memset(d, ~set_values[vi], n);
+	fn(d, set_values[vi], n);
+	bad = tu_check(a, doff, set_expect[vi], n);
+	if (bad >= 0)
+		cr_assert_fail("memset_flushcache %s: n=%zu dst+%zu c=%#x: wrong byte at %+ld from dst",
+			       name, n, doff, set_values[vi], bad - (long)(TU_GUARD + doff));
+	tu_restore(a, doff, n);
+}
+
+static void sweep_copy(const char *name, kflush_memcpy_flushcache_fn fn,
+		       const size_t *soffs, size_t nsoffs)
+{
+	struct tu_area a = tu_area_new(TU_SWEEP_MAX);
+	struct tu_area big = tu_area_new(TU_MAX_SIZE);
+
+	for (size_t n = 0; n <= TU_SWEEP_MAX; n++)
+		for (size_t doff = 0; doff < 64; doff++)
+			for (size_t i = 0; i < nsoffs; i++)
+				copy_one(name, fn, &a, doff, soffs[i], n);
+	for (size_t l = 0; l < tu_nr_large_sizes; l++)
+		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
+			for (size_t j = 0; j < ARRAY_SIZE(large_src_offs); j++)
+				copy_one(name, fn, &big, large_dst_offs[i], large_src_offs[j],
+					 tu_large_sizes[l]);
+	tu_area_free(&a);
+	tu_area_free(&big);
+}
+
+static void sweep_set(const char *name, kflush_memset_flushcache_fn fn)
+{
+	struct tu_area a = tu_area_new(TU_SWEEP_MAX);
+	struct tu_area big = tu_area_new(TU_MAX_SIZE);
+
+	for (size_t n = 0; n <= TU_SWEEP_MAX; n++)
+		for (size_t doff = 0; doff < 64; doff++)
+			set_one(name, fn, &a, doff, (n + doff) % NR_SET_VALUES, n);
+	/* Every value at every offset once, where the line code runs. */
+	for (size_t doff = 0; doff < 64; doff++)
+		for (size_t vi = 0; vi < NR_SET_VALUES; vi++)
+			set_one(name, fn, &a, doff, vi, 777);
+	for (size_t l = 0; l < tu_nr_large_sizes; l++)
+		for (size_t i = 0; i < ARRAY_SIZE(large_dst_offs); i++)
+			set_one(name, fn, &big, large_dst_offs[i], (l + i) % NR_SET_VALUES,
+				tu_large_sizes[l]);
+	tu_area_free(&a);
+	tu_area_free(&big);
+}
+
+/*
+ * n == 0 must touch nothing, not even a write-back of the line holding
+ * dst: both pointers point into PROT_NONE memory, where any access (clwb
+ * and clflush included) faults.
+ */
+static sigjmp_buf fault_jmp;
+
+static void on_fault(int sig)
+{
+	siglongjmp(fault_jmp, sig);
+}
+
+static unsigned char *noaccess_page(void)
+{
+	unsigned char *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	cr_assert(p != MAP_FAILED);
+	return p;
+}
+
+static void catch_faults(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fault;
+	sigemptyset(&sa.sa_mask);
+	cr_assert(sigaction(SIGSEGV, &sa, NULL) == 0);
+	cr_assert(sigaction(SIGBUS, &sa, NULL) == 0);
+}
+
+static void zero_copy(const char *name, kflush_memcpy_flushcache_fn fn)
+{
+	unsigned char *p = noaccess_page();
+
+	catch_faults();
+	for (volatile size_t doff = 0; doff < 64; doff++) {
+		if (sigsetjmp(fault_jmp, 1))
+			cr_assert_fail("memcpy_flushcache %s: n=0 at dst+%zu accessed memory",
+				       name, (size_t)doff);
+		fn(p + 1024 + doff, p + 2048 + (doff * 7) % 64, 0);
+	}
+	munmap(p, 4096);
+}
+
+static void zero_set(const char *name, kflush_memset_flushcache_fn fn)
+{
+	unsigned char *p = noaccess_page();
+
+	catch_faults();
+	for (volatile size_t doff = 0; doff < 64; doff++) {
+		if (sigsetjmp(fault_jmp, 1))
+			cr_assert_fail("memset_flushcache %s: n=0 at dst+%zu accessed memory",
+				       name, (size_t)doff);
+		fn(p + 1024 + doff, 0x5a, 0);
+	}
+	munmap(p, 4096);
+}
+
+/*
+ * No read outside the source: put it flush against a PROT_NONE page, after
+ * it and then before it, for every size and destination offset.
+ */
+static void src_bounds(const char *name, kflush_memcpy_flushcache_fn fn)
+{
+	size_t span = (TU_SWEEP_MAX + 4095) & ~(size_t)4095;
+	unsigned char *m = mmap(NULL, span + 2 * 4096, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *lo, *hi;
+	struct tu_area a = tu_area_new(TU_SWEEP_MAX);
+
+	cr_assert(m != MAP_FAILED);
+	lo = m + 4096;
+	hi = lo + span;
+	cr_assert(mprotect(m, 4096, PROT_NONE) == 0);
+	cr_assert(mprotect(hi, 4096, PROT_NONE) == 0);
+	tu_fill(lo, span, 7);
+	catch_faults();
+	for (volatile size_t n = 0; n <= TU_SWEEP_MAX; n++) {
+		for (volatile size_t doff = 0; doff < 64; doff++) {
+			for (volatile int at_end = 0; at_end < 2; at_end++) {
+				const unsigned char *s;
+
+				if (sigsetjmp(fault_jmp, 1))
+					cr_assert_fail("memcpy_flushcache %s: n=%zu dst+%zu: read %s the source",
+						       name, (size_t)n, (size_t)doff,
+						       at_end ? "past the end of" : "before");
+				s = at_end ? hi - n : lo;
+				fn(tu_at(&a, doff), s, n);
+				if (tu_check(&a, doff, s, n) >= 0)
+					cr_assert_fail("memcpy_flushcache %s: n=%zu dst+%zu: wrong copy",
+						       name, (size_t)n, (size_t)doff);
+				tu_restore(&a, doff, n);
+			}
+		}
+	}
+	tu_area_free(&a);
+	munmap(m, span + 2 * 4096);
+}
+
+static kflush_memcpy_flushcache_fn copy_fn(const struct tu_variant *v)
+{
+	kflush_memcpy_flushcache_fn fn =
+		(kflush_memcpy_flushcache_fn)kflush_variant_fn(KFLUSH_OP_MEMCPY_FLUSHCACHE,
+							       (unsigned int)v->idx);
+
+	cr_assert(fn, "variant %s reported usable but has no function", v->name);
+	return fn;
+}
+
+static kflush_memset_flushcache_fn set_fn(const struct tu_variant *v)
+{
+	kflush_memset_flushcache_fn fn =
+		(kflush_memset_flushcache_fn)kflush_variant_fn(KFLUSH_OP_MEMSET_FLUSHCACHE,
+							       (unsigned int)v->idx);
+
+	cr_assert(fn, "variant %s reported usable but has no function", v->name);
+	return fn;
+}
+
+ParameterizedTestParameters(flushcache, memcpy_variant)
+{
+	static struct tu_variant v[MAX_VARIANTS];
+	size_t n = tu_usable_variants(KFLUSH_OP_MEMCPY_FLUSHCACHE, v, MAX_VARIANTS);
+
+	return cr_make_param_array(struct tu_variant, v, n);
+}
+
+ParameterizedTest(struct tu_variant *v, flushcache, memcpy_variant,
+		  .init = setup, .fini = teardown)
+{
+	sweep_copy(v->name, copy_fn(v), src_offs, ARRAY_SIZE(src_offs));
+}
+
+ParameterizedTestParameters(flushcache, memcpy_variant_edges)
+{
+	static struct tu_variant v[MAX_VARIANTS];
+	size_t n = tu_usable_variants(KFLUSH_OP_MEMCPY_FLUSHCACHE, v, MAX_VARIANTS);
+
+	return cr_make_param_array(struct tu_variant, v, n);
+}
+
+ParameterizedTest(struct tu_variant *v, flushcache, memcpy_variant_edges)
+{
+	zero_copy(v->name, copy_fn(v));
+	src_bounds(v->name, copy_fn(v));
+}
+
+ParameterizedTestParameters(flushcache, memset_variant)
+{
+	static struct tu_variant v[MAX_VARIANTS];
+	size_t n = tu_usable_variants(KFLUSH_OP_MEMSET_FLUSHCACHE, v, MAX_VARIANTS);
+
+	return cr_make_param_array(struct tu_variant, v, n);
+}
+
+ParameterizedTest(struct tu_variant *v, flushcache, memset_variant,
+		  .init = setup, .fini = teardown)
+{
+	sweep_set(v->name, set_fn(v));
+	zero_set(v->name, set_fn(v));
+}
+
+/* The exported entry points, whatever is bound (run-masked.sh varies it). */
+static const size_t entry_src_offs[] = { 0, 1, 63 };
+
+Test(flushcache, kflush_memcpy_flushcache, .init = setup, .fini = teardown)
+{
+	sweep_copy("kflush_memcpy_flushcache", kflush_memcpy_flushcache,
+		   entry_src_offs, ARRAY_SIZE(entry_src_offs));
+	zero_copy("kflush_memcpy_flushcache", kflush_memcpy_flushcache);
+}
+
+Test(flushcache, kflush_memcpy_persist, .init = setup, .fini = teardown)
+{
+	sweep_copy("kflush_memcpy_persist", kflush_memcpy_persist,
+		   entry_src_offs, ARRAY_SIZE(entry_src_offs));
+}
+
+Test(flushcache, kflush_memset_flushcache, .init = setup, .fini = teardown)
+{
+	sweep_set("kflush_memset_flushcache", kflush_memset_flushcache);
+	zero_set("kflush_memset_flushcache", kflush_memset_flushcache);
+}
+
+/* The inline wrapper with a run-time size is the out-of-line call. */
+Test(flushcache, memcpy_flushcache_runtime_size, .init = setup, .fini = teardown)
+{
+	struct tu_area a = tu_area_new(TU_SWEEP_MAX);
+
+	for (volatile size_t n = 0; n <= 200; n++) {
+		for (size_t doff = 0; doff < 64; doff++) {
+			memcpy(tu_at(&a, doff), inv + 3, n);
+			memcpy_flushcache(tu_at(&a, doff), src + 3, n);
+			cr_assert(tu_check(&a, doff, src + 3, n) < 0, "n=%zu dst+%zu", (size_t)n, doff);
+			tu_restore(&a, doff, n);
+		}
+	}
+	tu_area_free(&a);
+}
