@@ -4,10 +4,10 @@
 # installed Debian kernel with emulated devdax and fsdax namespaces and runs
 # pmemtest, the test programs and two small helpers inside the guest.
 # It exits 77 (skipped, with one line saying why) when QEMU cannot start.
-check_PROGRAMS += tools/vm/kflush-vmpeek tools/vm/kflush-vmfault
+check_PROGRAMS += tools/vm/kflush-vmpeek tools/vm/kflush-vmdax
 tools_vm_kflush_vmpeek_SOURCES = tools/vm/vmpeek.c
-tools_vm_kflush_vmfault_SOURCES = tools/vm/vmfault.c
-tools_vm_kflush_vmfault_LDADD = lib/libkflush.la
+tools_vm_kflush_vmdax_SOURCES = tools/vm/vmdax.c
+tools_vm_kflush_vmdax_LDADD = lib/libkflush.la
 
 EXTRA_DIST += tools/vm/run.sh tools/vm/mkinitramfs.sh tools/vm/guest-init.sh \
 	tools/vm/jsonflat.awk tools/vm/README.md tools/vm/pmemtest-man-snippet.txt

@@ -175,7 +175,7 @@ for lib in "$kflush_libdir"/libkflush.so*; do
 	[ -e "$lib" ] && copy_lib "$lib"
 done
 
-for helper in kflush-vmpeek kflush-vmfault; do
+for helper in kflush-vmpeek kflush-vmdax; do
 	p=$(real_binary "$builddir/tools/vm/$helper") || die "$helper not built (make check-vm builds it)"
 	install_bin "$p" /opt/kflush/bin "$helper"
 done

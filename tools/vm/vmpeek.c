@@ -7,16 +7,17 @@
  *   kflush-vmpeek size PATH
  *   kflush-vmpeek fill PATH OFF LEN        fill with the marker byte
  *   kflush-vmpeek scan PATH OFF LEN        "intact" or "changed FIRST END"
- *   kflush-vmpeek memmap PATH LEN SSIZE devdax|fsdax NR_COMPOUND
+ *   kflush-vmpeek memmap PATH OFF LEN SSIZE devdax|fsdax NR_COMPOUND
  *
  * "memmap" checks sampled struct pages of a replayed ZONE_DEVICE memmap
- * written at offset 0 against what mm_init.c leaves behind, using only
+ * written at OFF (its first initialised struct page) against what mm_init.c leaves behind, using only
  * facts that do not depend on a kernel's exact field layout past word 3:
  * _mapcount -1 and _refcount 1 (devdax) or 0 (fsdax) on heads and order-0
  * pages, zone_device_data NULL, tails with compound_head = head | 1 that
- * really points at their head, TAIL_MAPPING from the fourth page of each
- * compound on (pages 1 and 2 carry the head's compound fields), one flags
- * value for every non-head page and exactly one more bit on heads.
+ * really points at their head, and from the fourth page of each compound on
+ * (pages 1 and 2 carry the head's compound fields, in a layout that changes
+ * between kernels) TAIL_MAPPING and one flags value shared by every order-0
+ * page or tail, with exactly one more bit (PG_head) on heads.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -195,6 +196,8 @@ static int cmd_memmap(const unsigned char *m, uint64_t len, uint64_t ssize, int 
 			} else if (b != base) {
 				problem(i, "compound_head does not point at its head", w.w1);
 			}
+			if (pos < 3) /* page[1].flags may carry the order (folio _flags_1) */
+				continue;
 			if (!have_tail_flags) {
 				tail_flags = w.flags;
 				have_tail_flags = 1;
@@ -266,13 +269,13 @@ int main(int argc, char **argv)
 		memset(m + off, MARKER, len);
 		return msync(m, size, MS_SYNC) ? 1 : 0;
 	}
-	if (argc == 7 && !strcmp(argv[1], "memmap")) {
-		uint64_t len = parse_u64(argv[3]);
+	if (argc == 8 && !strcmp(argv[1], "memmap")) {
+		uint64_t off = parse_u64(argv[3]), len = parse_u64(argv[4]);
 
 		m = map_target(argv[2], &size);
-		check_range(0, len, size);
-		return cmd_memmap(m, len, parse_u64(argv[4]), !strcmp(argv[5], "devdax"),
-				  parse_u64(argv[6]));
+		check_range(off, len, size);
+		return cmd_memmap(m + off, len, parse_u64(argv[5]), !strcmp(argv[6], "devdax"),
+				  parse_u64(argv[7]));
 	}
 	fprintf(stderr, "usage: %s size|fill|scan|memmap ...\n", prog);
 	return 2;
