@@ -147,7 +147,7 @@ start_qemu() {
 booted() {
 	i=0
 	while [ "$i" -lt "$2" ]; do
-		grep -q 'KFLUSH-VM: BOOTED' "$1" && return 0
+		grep -q 'KFLUSH-VM: BOOTED' "$1" 2>/dev/null && return 0
 		kill -0 "$qpid" 2>/dev/null || return 1
 		sleep 1
 		i=$((i + 1))
