@@ -9,6 +9,8 @@
 #   KFLUSH-VM: DONE pass=N fail=M
 # Busybox runs its applets before anything in PATH, so the real ndctl,
 # mke2fs, pmemtest and helpers are always called by full path ($K/...).
+# Word splitting of $(...) into "set --" is wanted throughout.
+# shellcheck disable=SC2046
 export PATH=/bin
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
@@ -327,10 +329,23 @@ check_oldcpu() {
 	else
 		feat=$(grep -Ei '^ *(cpu )?features|after mask|raw' /tmp/out.info-old)
 		for f in avx2 erms clwb clflushopt avx512f; do
-			echo " $feat " | grep -Eq "[ \"]$f[ \",]" && why="$why${why:+; }pmemtest sees $f"
+			echo " $feat " | grep -Eq "[ \"]${f}[ \",]" && why="$why${why:+; }pmemtest sees $f"
 		done
 		echo " $feat " | grep -Eq '[ "]clflush[ ",]' || why="$why${why:+; }pmemtest does not see clflush"
 		echo " $feat " | grep -Eq '[ "]sse2[ ",]' || why="$why${why:+; }pmemtest does not see sse2"
+	fi
+	# What got bound: nothing may need a feature this CPU lacks.
+	if run info-old-json $K/pmemtest --json info; then
+		awk -f /etc/jsonflat.awk /tmp/out.info-old-json >/tmp/info-old.flat
+		bound=$(awk -F '\t' '$1 ~ /\.op$/ { op = $2 } $1 ~ /\.bound$/ { printf "%s=%s ", op, $2 }' \
+			/tmp/info-old.flat)
+		say RESULT 5-oldcpu-bound "$bound"
+		for b in $bound; do
+			case "${b#*=}" in
+			*avx* | *clwb* | *clflushopt* | *erms* | *fsrm* | *movdir*)
+				why="$why${why:+; }bound $b on a CPU without it" ;;
+			esac
+		done
 	fi
 	if [ -z "$why" ]; then pass $name; else fail $name "$why"; fi
 	timed $name "$t"

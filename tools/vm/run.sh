@@ -186,7 +186,7 @@ boot() {
 		start_qemu tcg "$3" "$phase" "$log" "$left"
 		booted "$log" 60 || true
 	fi
-	say "$phase boot: accel=$accel cpu=$([ $accel = kvm ] && echo "$2" || echo "$3")," \
+	say "$phase boot: accel=$accel cpu=$([ "$accel" = kvm ] && echo "$2" || echo "$3")," \
 		"guest init after $(($(date +%s) - t)) s"
 	# Show the guest's report lines as they come.
 	tail -n +1 -f --pid="$qpid" "$log" 2>/dev/null | tr -d '\r' |
@@ -218,7 +218,12 @@ nfail=$(echo "$results" | grep -c '^KFLUSH-VM: FAIL ')
 echo
 say "failed checks:"
 echo "$results" | grep '^KFLUSH-VM: FAIL ' | sed 's/^KFLUSH-VM: FAIL /  /'
-say "timings (s): $(echo "$results" | awk '$2 == "TIME" { printf "%s%s=%s", sep, $3, $4; sep = " " }')"
+for phase in main oldcpu; do
+	say "$phase timings (s): $(tr -d '\r' <"$work/$phase.log" 2>/dev/null |
+		awk '$2 == "TIME" { printf "%s%s=%s", sep, $3, $4; sep = " " }')"
+done
+echo "$results" | grep '^KFLUSH-VM: RESULT 6-' | sed 's/^KFLUSH-VM: RESULT /check-vm: /'
+
 say "console logs: $builddir/tools/vm/check-vm-{main,oldcpu}.log; total $(($(date +%s) - start)) s"
 echo "check-vm: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ] && [ "$npass" -gt 0 ]
