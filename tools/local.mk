@@ -15,3 +15,4 @@ EXTRA_DIST += tools/vm/run.sh tools/vm/mkinitramfs.sh tools/vm/guest-init.sh \
 check-vm: all $(check_PROGRAMS) $(check_LTLIBRARIES)
 	$(SHELL) $(srcdir)/tools/vm/run.sh --srcdir $(srcdir) $(abs_top_builddir)
 .PHONY: check-vm
+CLEANFILES += tools/vm/check-vm-main.log tools/vm/check-vm-oldcpu.log
