@@ -84,7 +84,7 @@ poweroff_now() {
 t0=$(now)
 say BOOTED "phase=$phase uptime=$t0 kernel=$(uname -r)"
 for m in $(cat /etc/kflush-modules); do
-	insmod "$m" || fail setup "insmod $m failed"
+	insmod "$m" || { fail setup "insmod $m failed"; poweroff_now; }
 done
 i=0
 while [ ! -e /sys/bus/nd/devices/region1 ] && [ $i -lt 100 ]; do
