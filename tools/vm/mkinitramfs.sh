@@ -189,6 +189,16 @@ for t in "$builddir"/tests/test_*; do
 	ntests=$((ntests + 1))
 done
 
+# Helpers the tests run by absolute build-tree path (posix_spawn of
+# "$(abs_top_builddir)/tests/NAME"): the same path in the guest.
+mkdir -p "$root$builddir/tests"
+for h in "$builddir"/tests/*; do
+	[ -f "$h" ] && [ -x "$h" ] || continue
+	case "$(basename "$h")" in test_* | *.o | *.lo | *.la | *.log | *.trs | *.sh | *.c) continue ;; esac
+	p=$(real_binary "$h") || continue
+	install_bin "$p" "$builddir/tests" "$(basename "$h")"
+done
+
 install -m 755 "$srcdir/tools/vm/guest-init.sh" "$root/init"
 cp "$srcdir/tools/vm/jsonflat.awk" "$root/etc/jsonflat.awk"
 
