@@ -18,7 +18,8 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/shm /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs tmpfs /tmp
+# /tmp stays on the (writable, RAM-backed) rootfs: a build tree under /tmp
+# carries test helpers that a tmpfs mount would hide.
 export HOME=/tmp TMPDIR=/tmp LD_LIBRARY_PATH=/opt/kflush/lib
 K=/opt/kflush/bin
 T=/opt/kflush/tests
