@@ -171,8 +171,13 @@ done <"$modlist"
 # --- the project -----------------------------------------------------------
 pm=$(real_binary "$builddir/pmemtest/pmemtest") || die "pmemtest not built in $builddir"
 install_bin "$pm" /opt/kflush/bin pmemtest
+# In the guest's library path, and at the build-tree path that tests
+# dlopen() by name ("$(abs_top_builddir)/lib/.libs/libkflush.so").
+mkdir -p "$root$kflush_libdir"
 for lib in "$kflush_libdir"/libkflush.so*; do
-	[ -e "$lib" ] && copy_lib "$lib"
+	[ -e "$lib" ] || continue
+	copy_lib "$lib"
+	cp -L "$lib" "$root$lib"
 done
 
 for helper in kflush-vmpeek kflush-vmdax; do

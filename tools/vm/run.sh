@@ -38,7 +38,8 @@ ns_gib=${KFLUSH_VM_NS_GIB:-4}
 rebinds=${KFLUSH_VM_REBINDS:-10}
 old_cpu=${KFLUSH_VM_OLD_CPU:-Nehalem}
 budget=${KFLUSH_VM_TIMEOUT:-560}
-accel=${KFLUSH_VM_ACCEL:-auto}
+want_accel=${KFLUSH_VM_ACCEL:-auto}
+accel=$want_accel
 start=$(date +%s)
 
 skip() {
@@ -174,11 +175,12 @@ boot() {
 			else
 				kill "$qpid" 2>/dev/null
 				wait "$qpid" 2>/dev/null
+				[ "$want_accel" = kvm ] && skip "KFLUSH_VM_ACCEL=kvm but KVM did not boot the guest within 20 s"
 				say "KVM did not boot the guest within 20 s; using TCG"
 				accel=tcg
 			fi
 		else
-			[ "$accel" = kvm ] && skip "KFLUSH_VM_ACCEL=kvm but /dev/kvm is not usable"
+			[ "$want_accel" = kvm ] && skip "KFLUSH_VM_ACCEL=kvm but /dev/kvm is not usable"
 			accel=tcg
 		fi
 	fi
