@@ -441,17 +441,18 @@ check_kernel_vs_replay() {
 			ms = $(i + 4); sub(/ms$/, "", ms); print ms + 0
 			print $(i + 1) >"/tmp/kpages"
 		}' >/tmp/kernel.$kind
+		if [ -s /tmp/kernel.$kind ]; then
+			kpages=$(tail -n 1 /tmp/kpages)
+			set -- $(stats /tmp/kernel.$kind)
+			say RESULT $name "kernel pages=$kpages rebinds=$1 mean_ms=$2 median_ms=$3"
+		elif [ -z "$why" ]; then
+			why="no 'memmap_init_zone_device initialised' lines after rebinding $ns"
+		fi
 		if [ -n "$why" ]; then
 			fail $name "$why"
 			timed $name "$t"
 			continue
 		fi
-		if [ ! -s /tmp/kernel.$kind ]; then
-			fail $name "no 'memmap_init_zone_device initialised' lines after rebinding $ns"
-			timed $name "$t"
-			continue
-		fi
-		kpages=$(tail -n 1 /tmp/kpages)
 		rpages=$(awk '$1 == "pages" { p = $2 } END { print p }' /tmp/replay.$kind)
 		grep -v '^pages' /tmp/replay.$kind >/tmp/replay.$kind.ms
 		set -- $(stats /tmp/kernel.$kind) $(stats /tmp/replay.$kind.ms)
@@ -460,7 +461,6 @@ check_kernel_vs_replay() {
 			timed $name "$t"
 			continue
 		fi
-		say RESULT $name "kernel pages=$kpages rebinds=$1 mean_ms=$2 median_ms=$3"
 		line=$(awk -v km="$3" -v kp="$kpages" -v n="$4" -v rmean="$5" -v rm="$6" -v rp="$rpages" 'BEGIN {
 			f = (rp ~ /^[0-9]+$/ && rp > 0) ? kp / rp : 1
 			r = rm * f / km
