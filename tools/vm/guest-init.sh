@@ -1,0 +1,497 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# /init of the QEMU rig's guest (tools/vm/run.sh). Loads the NVDIMM and ext4
+# modules, makes namespace0.0 a devdax device (align 2M) and namespace1.0 an
+# fsdax block device with a DAX-mounted ext4, runs the checks of the boot's
+# phase and reports on the console in lines the host parses:
+#   KFLUSH-VM: PASS name            KFLUSH-VM: FAIL name reason
+#   KFLUSH-VM: TIME name seconds    KFLUSH-VM: RESULT name key=value ...
+#   KFLUSH-VM: DONE pass=N fail=M
+# Busybox runs its applets before anything in PATH, so the real ndctl,
+# mke2fs, pmemtest and helpers are always called by full path ($K/...).
+# Word splitting of $(...) into "set --" is wanted throughout.
+# shellcheck disable=SC2046
+export PATH=/bin
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/shm /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+# /tmp stays on the (writable, RAM-backed) rootfs: a build tree under /tmp
+# carries test helpers that a tmpfs mount would hide.
+export HOME=/tmp TMPDIR=/tmp LD_LIBRARY_PATH=/opt/kflush/lib
+K=/opt/kflush/bin
+T=/opt/kflush/tests
+MIB=1048576
+
+phase=main
+rebinds=10
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	kflush.phase=*) phase=${arg#*=} ;;
+	kflush.rebinds=*) rebinds=${arg#*=} ;;
+	esac
+done
+# Tests that honour these place their buffers on DAX and shrink their sweeps.
+export KFLUSH_TEST_DAX_DIR=/mnt/pmem KFLUSH_TEST_QUICK=1
+
+npass=0
+nfail=0
+say() { echo "KFLUSH-VM: $*"; }
+pass() { npass=$((npass + 1)); say PASS "$1"; }
+fail() { nfail=$((nfail + 1)); say FAIL "$1" "$2"; }
+now() { cut -d' ' -f1 /proc/uptime; }
+timed() { say TIME "$1" "$(awk -v a="$2" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')"; }
+
+# run NAME CMD...: run a command with a time limit, keep its output in
+# /tmp/out.NAME and echo it indented, so the console log shows everything.
+run() {
+	out=/tmp/out.$1
+	shift
+	timeout 300 "$@" >"$out" 2>&1
+	rc=$?
+	sed 's/^/  | /' "$out"
+	return $rc
+}
+
+# Objects (path prefixes) in flattened JSON $1 with a scalar matching ERE $2.
+objects_with() {
+	awk -F '\t' -v re="$2" '$2 ~ re { p = $1; sub(/(\.[^.[]*|\[[0-9]+\])$/, "", p); print p }' "$1"
+}
+# The scalar KEY of object PREFIX (or of its parents) in flattened JSON $1.
+field() {
+	awk -F '\t' -v pre="$2" -v key="$3" '
+		{ v[$1] = $2 }
+		END {
+			p = pre
+			while (1) {
+				if ((p "." key) in v) { print v[p "." key]; exit }
+				if (p == "") exit
+				if (!sub(/(\.[^.[]*|\[[0-9]+\])$/, "", p)) exit
+			}
+		}' "$1"
+}
+
+poweroff_now() {
+	say DONE "pass=$npass fail=$nfail"
+	sync
+	poweroff -f
+	echo o >/proc/sysrq-trigger
+	sleep 10
+}
+
+# --- setup -------------------------------------------------------------------
+t0=$(now)
+say BOOTED "phase=$phase uptime=$t0 kernel=$(uname -r)"
+for m in $(cat /etc/kflush-modules); do
+	insmod "$m" || { fail setup "insmod $m failed"; poweroff_now; }
+done
+i=0
+while [ ! -e /sys/bus/nd/devices/region1 ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if ! run ns0 $K/ndctl create-namespace -f -e namespace0.0 -m devdax -a 2M ||
+   ! run ns1 $K/ndctl create-namespace -f -e namespace1.0 -m fsdax; then
+	fail setup "ndctl create-namespace failed (no NVDIMM regions?)"
+	poweroff_now
+fi
+i=0
+while { [ ! -e /dev/dax0.0 ] || [ ! -e /dev/pmem1 ]; } && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if ! run mkfs $K/mke2fs -q -F -t ext4 -b 4096 -E nodiscard,lazy_itable_init=1 /dev/pmem1 ||
+   ! mount -t ext4 -o dax /dev/pmem1 /mnt/pmem; then
+	fail setup "mke2fs or mount -o dax of /dev/pmem1 failed"
+	poweroff_now
+fi
+dax_size=$(cat /sys/bus/dax/devices/dax0.0/size)
+dax_align=$(cat /sys/bus/dax/devices/dax0.0/align 2>/dev/null || echo 2097152)
+pmem_size=$(($(cat /sys/block/pmem1/size) * 512))
+say RESULT setup "dax0.0_size=$dax_size dax0.0_align=$dax_align pmem1_size=$pmem_size"
+pass setup
+timed setup "$t0"
+
+# --- check 1: pmemtest info --json ---------------------------------------------
+check_info() {
+	t=$(now)
+	if ! run info $K/pmemtest --json info && ! run info $K/pmemtest info --json; then
+		fail 1-info-json "pmemtest info --json failed (needs issue 4's info --json)"
+		timed 1-info-json "$t"
+		return
+	fi
+	awk -f /etc/jsonflat.awk /tmp/out.info >/tmp/info.flat
+	why=
+	dax=$(objects_with /tmp/info.flat '^(/dev/)?dax0\.0$' | head -n 1)
+	if [ -z "$dax" ]; then
+		why="dax0.0 not listed"
+	else
+		s=$(field /tmp/info.flat "$dax" size)
+		a=$(field /tmp/info.flat "$dax" align)
+		[ "$s" = "$dax_size" ] || why="dax0.0 size '$s', want $dax_size"
+		[ "$a" = 2097152 ] || why="$why${why:+; }dax0.0 align '$a', want 2097152"
+	fi
+	pm=$(objects_with /tmp/info.flat '^(/dev/)?pmem1$' | head -n 1)
+	if [ -z "$pm" ]; then
+		why="$why${why:+; }fsdax block device pmem1 not listed"
+	elif [ "$(field /tmp/info.flat "$pm" mode)" != fsdax ]; then
+		why="$why${why:+; }pmem1 listed without mode fsdax"
+	fi
+	if [ -z "$why" ]; then pass 1-info-json; else fail 1-info-json "$why"; fi
+	timed 1-info-json "$t"
+}
+
+# --- check 2: init-bench on /dev/dax0.0 ----------------------------------------
+# "$dax_size" written the ways a person would: bytes, MiB, GiB.
+size_patterns() {
+	awk -v s="$1" 'BEGIN {
+		printf "%s|%d ?M|%.1f ?G|%.2f ?G|%.3f ?G", s, s / 1048576, s / 1073741824,
+			s / 1073741824, s / 1073741824
+		if (s % 1073741824 == 0) printf "|%d ?G", s / 1073741824
+	}'
+}
+
+check_dev_default() {
+	t=$(now)
+	$K/kflush-vmpeek fill /dev/dax0.0 0 $((4 * MIB))
+	if ! run ib-default $K/pmemtest --dev /dev/dax0.0 init-bench --methods slow --repeat 1; then
+		fail 2a-dev-default "pmemtest --dev /dev/dax0.0 init-bench failed (needs issue 4's init-bench)"
+	elif [ "$($K/kflush-vmpeek scan /dev/dax0.0 0 $((4 * MIB)))" != intact ]; then
+		fail 2a-dev-default "the default run wrote to the device"
+	elif ! grep -Eq "$(size_patterns "$dax_size")" /tmp/out.ib-default; then
+		fail 2a-dev-default "output does not show the device size ($dax_size bytes)"
+	elif ! grep -Eiq '(^|[^0-9.])2 ?M|2097152' /tmp/out.ib-default; then
+		fail 2a-dev-default "output does not show the 2 MiB alignment"
+	else
+		pass 2a-dev-default
+	fi
+	timed 2a-dev-default "$t"
+}
+
+# Which byte range pmemtest says it overwrites: the first two numbers on
+# its "overwrit..." line, as "FIRST LAST".
+said_range() {
+	grep -i -m 1 'overwrit' "$1" | tr -c '0-9a-fA-Fx\n' ' ' | awk '{
+		n = 0
+		for (i = 1; i <= NF && n < 2; i++) {
+			if ($i ~ /^0[xX][0-9a-fA-F]+$/) v[n++] = sprintf("%d", strtonum_hex($i))
+			else if ($i ~ /^[0-9]+$/) v[n++] = $i
+		}
+		if (n == 2) print v[0], v[1]
+	}
+	function strtonum_hex(h,    i, c, r) {
+		r = 0
+		h = tolower(substr(h, 3))
+		for (i = 1; i <= length(h); i++) {
+			c = index("0123456789abcdef", substr(h, i, 1)) - 1
+			r = r * 16 + c
+		}
+		return r
+	}'
+}
+
+check_dev_memmap() {
+	t=$(now)
+	name=2b-dev-memmap
+	want=$((dax_size / 4096 * 64))
+	span=$(((want + 8 * MIB + 2 * MIB - 1) / (2 * MIB) * (2 * MIB)))
+	tailoff=$((dax_size - 2 * MIB))
+	$K/kflush-vmpeek fill /dev/dax0.0 0 $span
+	$K/kflush-vmpeek fill /dev/dax0.0 $tailoff $((2 * MIB))
+	if ! run ib-dev $K/pmemtest --dev /dev/dax0.0 --force init-bench --memmap dev \
+		--methods "${KFLUSH_VM_METHOD:-fixed}" --repeat 1; then
+		fail $name "init-bench --memmap dev with --force failed (needs issue 4's init-bench)"
+		timed $name "$t"
+		return
+	fi
+	said=$(said_range /tmp/out.ib-dev)
+	set -- $($K/kflush-vmpeek scan /dev/dax0.0 0 $span)
+	if [ "$1" != changed ]; then
+		fail $name "nothing was written to the device"
+		timed $name "$t"
+		return
+	fi
+	first=$2
+	end=$3
+	say RESULT $name "written=$first-$end said=$(echo $said | tr ' ' -) memmap_max=$want"
+	why=
+	if [ -z "$said" ]; then
+		fail $name "no 'overwriting bytes A-B' line names the byte range"
+		timed $name "$t"
+		return
+	fi
+	set -- $said
+	from=$1
+	to=$(($2 + 1))
+	# Written bytes inside the announced range, the range inside the memmap.
+	[ "$first" -ge "$from" ] && [ "$end" -le "$to" ] ||
+		why="wrote $first-$end outside the announced range $from-$to"
+	[ "$to" -le "$want" ] || why="$why${why:+; }announced range ends past the memmap ($want bytes)"
+	[ $((end - first)) -ge $(((to - from) * 9 / 10)) ] ||
+		why="$why${why:+; }wrote only $((end - first)) of $((to - from)) announced bytes"
+	[ "$($K/kflush-vmpeek scan /dev/dax0.0 $tailoff $((2 * MIB)))" = intact ] ||
+		why="$why${why:+; }the last 2 MiB of the device changed"
+	if ! run peek-dev $K/kflush-vmpeek memmap /dev/dax0.0 "$from" $((to - from)) 64 devdax 512; then
+		why="$why${why:+; }struct pages read back from the device are wrong"
+	fi
+	if [ -z "$why" ]; then pass $name; else fail $name "$why"; fi
+	timed $name "$t"
+}
+
+# --- check 3: init-bench on a file in the DAX-mounted ext4 -----------------------
+check_fsdax_file() {
+	t=$(now)
+	name=3-fsdax-file
+	f=/mnt/pmem/initbench
+	if ! grep -q ' /mnt/pmem .*dax' /proc/mounts; then
+		fail $name "/mnt/pmem is not mounted with -o dax"
+		return
+	fi
+	fallocate -l $((64 * MIB)) $f
+	$K/kflush-vmpeek fill $f 0 $((64 * MIB))
+	if ! run ib-file $K/pmemtest --dev $f --force init-bench --memmap dev --methods slow --repeat 1; then
+		fail $name "init-bench on $f failed (needs issue 4's init-bench)"
+	elif grep -Eiq 'stands? in' /tmp/out.ib-file; then
+		fail $name "output says a stand-in is used on a DAX file"
+	elif ! grep -Eiq 'map_sync|real dax' /tmp/out.ib-file; then
+		fail $name "output does not say it is real DAX (MAP_SYNC); it says: $(grep -m 1 'memmap:' /tmp/out.ib-file)"
+	else
+		said=$(said_range /tmp/out.ib-file)
+		set -- $($K/kflush-vmpeek scan $f 0 $((64 * MIB))) $said
+		if [ "$1" != changed ] || [ $# -ne 5 ] || [ "$2" -lt "$4" ] || [ "$3" -gt $(($5 + 1)) ] ||
+		   ! run peek-file $K/kflush-vmpeek memmap $f "$4" $(($5 + 1 - $4)) 64 fsdax 1; then
+			fail $name "struct pages read back from $f are wrong or missing"
+		else
+			pass $name
+		fi
+	fi
+	rm -f $f
+	timed $name "$t"
+
+	# The control: an ordinary (tmpfs) file must not be reported as DAX.
+	t=$(now)
+	name=3-tmpfs-control
+	f=/tmp/initbench
+	dd if=/dev/zero of=$f bs=1048576 count=64 2>/dev/null
+	if ! run ib-tmp $K/pmemtest --dev $f --force init-bench --memmap dev --methods slow --repeat 1; then
+		fail $name "init-bench on a tmpfs file failed (needs issue 4's init-bench)"
+	elif ! grep -Eiq 'stands? in' /tmp/out.ib-tmp; then
+		fail $name "output does not say DRAM or a page cache stands in for pmem"
+	else
+		pass $name
+	fi
+	rm -f $f
+	timed $name "$t"
+}
+
+# --- check 4/5: the test programs, and copy_safe against a truncated file ------
+check_suite() {
+	prefix=$1
+	n=0
+	for tp in $T/test_*; do
+		[ -x "$tp" ] || continue
+		n=$((n + 1))
+		b=$(basename "$tp")
+		t=$(now)
+		if run "$b" "$tp" --jobs=2; then
+			pass "$prefix-suite:$b"
+		else
+			fail "$prefix-suite:$b" "exit $rc: $(grep -m 1 -E 'Synthesis|FAIL|rror' "/tmp/out.$b")"
+		fi
+		timed "$prefix-suite:$b" "$t"
+	done
+	[ $n -gt 0 ] || fail "$prefix-suite" "no tests/test_* programs were built into the image"
+	for what in flushcache copy-safe; do
+		t=$(now)
+		if [ $what = flushcache ]; then c="$prefix-flushcache-on-dax"; else c="$prefix-copy-safe-truncated"; fi
+		if run "$what" $K/kflush-vmdax $what /mnt/pmem; then
+			pass "$c"
+		else
+			fail "$c" "$(grep -m 1 -E '^FAIL|kflush-vmdax:' "/tmp/out.$what")"
+		fi
+		timed "$c" "$t"
+	done
+}
+
+# --- check 5: genuine old CPUID --------------------------------------------------
+check_oldcpu() {
+	t=$(now)
+	name=5-oldcpu-cpuid
+	flags=$(grep -m 1 '^flags' /proc/cpuinfo)
+	say RESULT $name "model=\"$(grep -m 1 '^model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')\""
+	why=
+	for f in avx2 erms clwb clflushopt avx512f; do
+		echo " $flags " | grep -q " $f " && why="$why${why:+; }guest CPU has $f"
+	done
+	if ! run info-old $K/pmemtest info; then
+		why="$why${why:+; }pmemtest info failed"
+	else
+		feat=$(grep -Ei '^ *(cpu )?features|after mask|raw' /tmp/out.info-old)
+		for f in avx2 erms clwb clflushopt avx512f; do
+			echo " $feat " | grep -Eq "[ \"]${f}[ \",]" && why="$why${why:+; }pmemtest sees $f"
+		done
+		echo " $feat " | grep -Eq '[ "]clflush[ ",]' || why="$why${why:+; }pmemtest does not see clflush"
+		echo " $feat " | grep -Eq '[ "]sse2[ ",]' || why="$why${why:+; }pmemtest does not see sse2"
+	fi
+	# What got bound: nothing may need a feature this CPU lacks.
+	if run info-old-json $K/pmemtest --json info; then
+		awk -f /etc/jsonflat.awk /tmp/out.info-old-json >/tmp/info-old.flat
+		bound=$(awk -F '\t' '$1 ~ /\.op$/ { op = $2 } $1 ~ /\.bound$/ { printf "%s=%s ", op, $2 }' \
+			/tmp/info-old.flat)
+		say RESULT 5-oldcpu-bound "$bound"
+		for b in $bound; do
+			case "${b#*=}" in
+			*avx* | *clwb* | *clflushopt* | *erms* | *fsrm* | *movdir*)
+				why="$why${why:+; }bound $b on a CPU without it" ;;
+			esac
+		done
+	fi
+	if [ -z "$why" ]; then pass $name; else fail $name "$why"; fi
+	timed $name "$t"
+}
+
+# --- check 6: the kernel's memmap_init_zone_device next to the replay -----------
+# Kernel rebinds and replay runs alternate in rounds, so a change in the
+# host's load hits both sides alike; medians are compared per page.
+
+# rebind NS N: disable and enable a namespace N times.
+rebind() {
+	i=0
+	while [ $i -lt "$2" ]; do
+		$K/ndctl disable-namespace "$1" >/dev/null 2>&1 &&
+			$K/ndctl enable-namespace "$1" >/dev/null 2>&1 || return 1
+		i=$((i + 1))
+	done
+	i=0
+	while [ ! -e /dev/dax0.0 ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# replay_samples OUTFILE: the slow method's samples in ms, one a line (its
+# mean when there are none), then "pages P" (P is "-" when not found).
+replay_samples() {
+	awk -f /etc/jsonflat.awk "$1" >"$1.flat" 2>/dev/null
+	obj=$(objects_with "$1.flat" '^slow$' | head -n 1)
+	pages=
+	if [ -n "$obj" ]; then
+		awk -F '\t' -v pre="$obj.samples_ms[" 'index($1, pre) == 1 { print $2 }' "$1.flat" >"$1.s"
+		[ -s "$1.s" ] || field "$1.flat" "$obj" mean_ms >"$1.s"
+		for k in pfns_initialised pages nr_pages npages; do
+			[ -n "$pages" ] || pages=$(field "$1.flat" "$obj" $k)
+		done
+	else
+		# The human table: "slow  no  MEAN  MEDIAN ..."
+		awk '$1 == "slow" { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9.]+$/) { print $i; exit } }' \
+			"$1" >"$1.s"
+	fi
+	cat "$1.s"
+	echo "pages ${pages:--}"
+}
+
+# stats FILE: "n mean median" of the numbers in FILE, one a line.
+stats() {
+	sort -n "$1" | awk '{ v[n++] = $1; sum += $1 }
+		END { if (n) printf "%d %.2f %.2f\n", n, sum / n, (n % 2) ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2 }'
+}
+
+check_kernel_vs_replay() {
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	if ! echo 'func memmap_init_zone_device +p' >/sys/kernel/debug/dynamic_debug/control; then
+		fail 6-kernel-vs-replay "cannot enable the dynamic-debug line"
+		return
+	fi
+	umount /mnt/pmem
+	rounds=5
+	per=$(((rebinds + rounds - 1) / rounds))
+	for kind in devdax fsdax; do
+		t=$(now)
+		name=6-kernel-vs-replay-$kind
+		if [ $kind = devdax ]; then
+			ns=namespace0.0
+			geom=
+		else
+			# The fsdax geometry, replayed onto the same pmem (the devdax
+			# device). Device DAX maps only whole 2 MiB extents, so the size
+			# is rounded down to make the memmap (size / 64) one; the times
+			# are compared per page.
+			ns=namespace1.0
+			geom="--mode fsdax --align 4K --size $((pmem_size / (128 * MIB) * (128 * MIB)))"
+		fi
+		dmesg -c >/dev/null
+		: >/tmp/replay.$kind
+		why=
+		r=0
+		while [ $r -lt $rounds ] && [ -z "$why" ]; do
+			r=$((r + 1))
+			rebind $ns $per || why="rebinding $ns failed"
+			[ -z "$why" ] || break
+			if ! run "rp-$kind" $K/pmemtest --json --dev /dev/dax0.0 --force init-bench $geom \
+				--memmap dev --methods slow --repeat "$per"; then
+				why="pmemtest replay failed (needs issue 4's init-bench)"
+				break
+			fi
+			replay_samples "/tmp/out.rp-$kind" >>/tmp/replay.$kind
+		done
+		dmesg | awk '/memmap_init_zone_device initialised/ {
+			for (i = 1; i < NF; i++) if ($i == "initialised") break
+			ms = $(i + 4); sub(/ms$/, "", ms); print ms + 0
+			print $(i + 1) >"/tmp/kpages"
+		}' >/tmp/kernel.$kind
+		if [ -s /tmp/kernel.$kind ]; then
+			kpages=$(tail -n 1 /tmp/kpages)
+			set -- $(stats /tmp/kernel.$kind)
+			say RESULT $name "kernel pages=$kpages rebinds=$1 mean_ms=$2 median_ms=$3"
+		elif [ -z "$why" ]; then
+			why="no 'memmap_init_zone_device initialised' lines after rebinding $ns"
+		fi
+		if [ -n "$why" ]; then
+			fail $name "$why"
+			timed $name "$t"
+			continue
+		fi
+		rpages=$(awk '$1 == "pages" { p = $2 } END { print p }' /tmp/replay.$kind)
+		grep -v '^pages' /tmp/replay.$kind >/tmp/replay.$kind.ms
+		set -- $(stats /tmp/kernel.$kind) $(stats /tmp/replay.$kind.ms)
+		if [ $# -ne 6 ]; then
+			fail $name "cannot find the slow method's times in pmemtest's output"
+			timed $name "$t"
+			continue
+		fi
+		line=$(awk -v km="$3" -v kp="$kpages" -v n="$4" -v rmean="$5" -v rm="$6" -v rp="$rpages" 'BEGIN {
+			f = (rp ~ /^[0-9]+$/ && rp > 0) ? kp / rp : 1
+			r = rm * f / km
+			printf "replay pages=%s runs=%d mean_ms=%.2f median_ms=%.2f median_per_kernel_pages_ms=%.2f ratio=%.2f %s\n",
+				rp, n, rmean, rm, rm * f, r, (r >= 0.5 && r <= 2) ? "within-2x" : "OUTSIDE-2x"
+		}')
+		say RESULT $name "$line"
+		case "$line" in
+		*within-2x) pass $name ;;
+		*) fail $name "replay vs kernel: $line" ;;
+		esac
+		timed $name "$t"
+	done
+}
+
+case "$phase" in
+main)
+	check_info
+	check_dev_default
+	check_dev_memmap
+	check_fsdax_file
+	check_suite 4
+	check_kernel_vs_replay
+	;;
+oldcpu)
+	check_oldcpu
+	check_suite 5
+	;;
+*)
+	fail setup "unknown phase $phase"
+	;;
+esac
+timed total 0
+poweroff_now
