@@ -93,6 +93,7 @@ int kflush_variant_count(enum kflush_op op);
 const char *kflush_variant_name(enum kflush_op op, unsigned int idx);
 uint64_t kflush_variant_requires(enum kflush_op op, unsigned int idx);
 int kflush_variant_usable(enum kflush_op op, unsigned int idx);
+int kflush_variant_bindable(enum kflush_op op, unsigned int idx);
 int kflush_variant_bound(enum kflush_op op);
 int kflush_variant_find(enum kflush_op op, const char *name);
 kflush_fn kflush_variant_fn(enum kflush_op op, unsigned int idx);

@@ -152,6 +152,26 @@ KFLUSH_API int kflush_variant_usable(enum kflush_op op, unsigned int idx)
 }
 
 /**
+ * kflush_variant_bindable() - whether dispatch may bind a variant
+ * @op: the operation
+ * @idx: the variant
+ *
+ * Some variants are registered only so benchmarks can race them (the
+ * large-tail alternatives of copy_safe): dispatch never binds those.
+ *
+ * Return: 1 if dispatch binds the variant when it is the first usable
+ * bindable one, 0 if it never does, -EINVAL if out of range.
+ */
+KFLUSH_API int kflush_variant_bindable(enum kflush_op op, unsigned int idx)
+{
+	const struct kflush_impl *impl = impl_of(op, idx);
+
+	if (!impl)
+		return -EINVAL;
+	return !(impl->flags & KFLUSH_IMPL_NO_BIND);
+}
+
+/**
  * kflush_variant_bound() - which variant the operation's entry point calls
  * @op: the operation
  *

@@ -22,6 +22,7 @@ dist_man_MANS += \
 	man/kflush_variant_name.3 \
 	man/kflush_variant_requires.3 \
 	man/kflush_variant_usable.3 \
+	man/kflush_variant_bindable.3 \
 	man/kflush_variant_bound.3 \
 	man/kflush_variant_find.3 \
 	man/kflush_variant_fn.3

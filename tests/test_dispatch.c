@@ -130,14 +130,15 @@ static uint64_t mask_bits(const char *mask)
 }
 
 /*
- * The variant a CPU with `features` should bind: the first whose needs it
- * meets. (The registry can also hold variants dispatch never binds; the
- * public API cannot tell them apart, and no flush-family op has one.)
+ * The variant a CPU with `features` should bind: the first bindable one
+ * whose needs it meets (copy_safe registers benchmark-only variants that
+ * dispatch must skip).
  */
 static int first_usable(enum kflush_op op, uint64_t features)
 {
 	for (int i = 0; i < kflush_variant_count(op); i++)
-		if ((kflush_variant_requires(op, (unsigned int)i) & ~features) == 0)
+		if ((kflush_variant_requires(op, (unsigned int)i) & ~features) == 0 &&
+		    kflush_variant_bindable(op, (unsigned int)i) == 1)
 			return i;
 	return -1;
 }
