@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #if defined(__has_include)
 #if __has_include(<valgrind/valgrind.h>)
@@ -20,12 +23,45 @@ unsigned char tu_guard_byte(size_t i)
 	return (unsigned char)(0xa5 ^ (i * 37));
 }
 
+/*
+ * With KFLUSH_TEST_DAX_DIR set (the QEMU rig points it at an ext4 -o dax
+ * mount), areas are unlinked files there mapped MAP_SYNC, so the sweeps and
+ * proofs run on real DAX pages instead of anonymous memory. MAP_SYNC is
+ * refused where the filesystem is not DAX: then the file is mapped shared
+ * and ordinary, and the run says so once.
+ */
+static void *area_map(size_t len)
+{
+	const char *dir = getenv("KFLUSH_TEST_DAX_DIR");
+	static int warned;
+	char path[4096];
+	void *p;
+	int fd;
+
+	if (!dir || !*dir)
+		return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	snprintf(path, sizeof(path), "%s/kflush-test.XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd < 0 || unlink(path) != 0 || ftruncate(fd, (off_t)len) != 0) {
+		perror("tu_area_new: KFLUSH_TEST_DAX_DIR");
+		abort();
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED_VALIDATE | MAP_SYNC, fd, 0);
+	if (p == MAP_FAILED && errno == EOPNOTSUPP) {
+		if (!warned++)
+			fprintf(stderr, "testutil: %s is not DAX (no MAP_SYNC): plain shared mapping\n", dir);
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	}
+	close(fd);
+	return p;
+}
+
 struct tu_area tu_area_new(size_t payload)
 {
 	struct tu_area a;
 
 	a.rawlen = (2 * TU_GUARD + 64 + payload + 4095) & ~(size_t)4095;
-	a.raw = mmap(NULL, a.rawlen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	a.raw = area_map(a.rawlen);
 	if (a.raw == MAP_FAILED) {
 		perror("tu_area_new: mmap");
 		abort();
