@@ -6,6 +6,7 @@
  * namespace knows: its mode and where the kernel keeps the memmap.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,6 +54,7 @@ static void ndctl_describe(int region_id, struct pm_devinfo *d)
 				if (!dr || daxctl_region_get_id(dr) != region_id)
 					continue;
 				d->ndctl = true;
+				copy_str(d->ns, sizeof(d->ns), ndctl_namespace_get_devname(ndns));
 				copy_str(d->region, sizeof(d->region), ndctl_region_get_devname(region));
 				copy_str(d->map, sizeof(d->map), loc_name(ndctl_dax_get_location(dax)));
 				d->numa_node = ndctl_namespace_get_numa_node(ndns);
@@ -117,6 +119,38 @@ static const char *mode_name(enum ndctl_namespace_mode m)
 	return "unknown";
 }
 
+/*
+ * The block device and usable size of a namespace the way "ndctl list"
+ * reports them. An fsdax namespace with a pfn device (map=dev or mem) is
+ * claimed by the pfn: its disk (pmem1) hangs off the pfn, so
+ * ndctl_namespace_get_block_device() is empty, and its usable size is the
+ * pfn's data area (ndctl_pfn_get_size), not the raw namespace: with
+ * map=dev the kernel keeps the memmap in the difference. Sector mode
+ * likewise goes through the btt.
+ */
+static void ndctl_block_describe(struct ndctl_namespace *ndns, enum ndctl_namespace_mode m,
+				 struct pm_devinfo *d)
+{
+	struct ndctl_pfn *pfn = ndctl_namespace_get_pfn(ndns);
+	struct ndctl_btt *btt = ndctl_namespace_get_btt(ndns);
+	unsigned long long size = ULLONG_MAX;
+	const char *bdev = NULL;
+
+	if (m == NDCTL_NS_MODE_SECTOR && btt) {
+		bdev = ndctl_btt_get_block_device(btt);
+		size = ndctl_btt_get_size(btt);
+	} else if (m == NDCTL_NS_MODE_FSDAX && pfn) {
+		bdev = ndctl_pfn_get_block_device(pfn);
+		size = ndctl_pfn_get_size(pfn);
+	}
+	if (!bdev || !*bdev)
+		bdev = ndctl_namespace_get_block_device(ndns);
+	if (size == ULLONG_MAX || !size)
+		size = ndctl_namespace_get_size(ndns);
+	copy_str(d->blockdev, sizeof(d->blockdev), bdev);
+	d->size = size == ULLONG_MAX ? 0 : size;
+}
+
 /* pmem namespaces that are not devdax (those are listed through daxctl). */
 static int ndctl_block_namespaces(void (*fn)(const struct pm_devinfo *d, void *arg), void *arg)
 {
@@ -141,11 +175,11 @@ static int ndctl_block_namespaces(void (*fn)(const struct pm_devinfo *d, void *a
 					continue;
 				memset(&d, 0, sizeof(d));
 				d.ndctl = true;
-				copy_str(d.chardev, sizeof(d.chardev), ndctl_namespace_get_block_device(ndns));
+				copy_str(d.ns, sizeof(d.ns), ndctl_namespace_get_devname(ndns));
+				ndctl_block_describe(ndns, m, &d);
 				copy_str(d.region, sizeof(d.region), ndctl_region_get_devname(region));
 				copy_str(d.mode, sizeof(d.mode), mode_name(m));
 				copy_str(d.map, sizeof(d.map), pfn ? loc_name(ndctl_pfn_get_location(pfn)) : "?");
-				d.size = ndctl_namespace_get_size(ndns);
 				d.align = pfn ? ndctl_pfn_get_align(pfn) : 0;
 				d.numa_node = ndctl_namespace_get_numa_node(ndns);
 				fn(&d, arg);

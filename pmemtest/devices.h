@@ -7,11 +7,13 @@
 #include <stdint.h>
 
 struct pm_devinfo {
-	char chardev[64];	/* "dax0.0" or a pmem block device "pmem0" */
+	char chardev[64];	/* devdax only: "dax0.0"; empty otherwise */
+	char blockdev[64];	/* fsdax/sector/raw: "pmem1" (the pfn's or btt's disk) */
+	char ns[64];		/* ndctl namespace "namespace1.0", empty without one */
 	char region[64];	/* "region0" (ndctl) or "dax_region0" (daxctl only) */
 	char mode[16];		/* "devdax", "fsdax", "sector", "raw" */
 	char map[8];		/* "dev", "mem" or "?" (no ndctl namespace) */
-	uint64_t size;
+	uint64_t size;		/* usable size, as "ndctl list" reports it */
 	uint64_t align;
 	int numa_node;
 	bool ndctl;		/* described by an ndctl namespace */

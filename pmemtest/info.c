@@ -37,17 +37,25 @@ static void dev_text(const struct pm_devinfo *d, void *arg)
 	char b1[32], b2[32];
 
 	(void)arg;
-	printf("  %-10s %-8s %-6s size %-10s align %-8s map=%-3s numa %d %s\n", d->chardev,
+	/* A devdax device is a character device, the others are disks. */
+	printf("  %-10s %-8s %-6s size %-10s align %-8s map=%-3s numa %d %s\n",
+	       d->chardev[0] ? d->chardev : d->blockdev[0] ? d->blockdev : d->ns,
 	       d->region, d->mode, pm_fmt_bytes(d->size, b1, sizeof(b1)),
 	       d->align ? pm_fmt_bytes(d->align, b2, sizeof(b2)) : "-", d->map, d->numa_node,
-	       d->ndctl ? "" : "(no ndctl namespace)");
+	       d->ndctl ? d->ns : "(no ndctl namespace)");
 }
 
 static void dev_json(const struct pm_devinfo *d, void *arg)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "chardev", json_object_new_string(d->chardev));
+	/* Like "daxctl/ndctl list": chardev for devdax, blockdev otherwise, never "". */
+	if (d->chardev[0])
+		json_object_object_add(o, "chardev", json_object_new_string(d->chardev));
+	if (d->blockdev[0])
+		json_object_object_add(o, "blockdev", json_object_new_string(d->blockdev));
+	if (d->ns[0])
+		json_object_object_add(o, "namespace", json_object_new_string(d->ns));
 	json_object_object_add(o, "region", json_object_new_string(d->region));
 	json_object_object_add(o, "mode", json_object_new_string(d->mode));
 	json_object_object_add(o, "size", json_object_new_int64((int64_t)d->size));
