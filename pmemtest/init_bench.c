@@ -46,6 +46,8 @@ static void usage(FILE *f)
 		"  -V, --variant NAME       generic calls this memcpy_flushcache variant of the\n"
 		"                           libkflush registry instead of the bound one\n"
 		"  -S, --seed N             seed for the verification's random pfns\n"
+		"  -f, --force              the global --force, also accepted here: allow\n"
+		"                           --memmap dev to overwrite the target\n"
 		"  -h, --help               this help\n");
 }
 
@@ -89,6 +91,7 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 		{ "seed",        required_argument, NULL, 'S' },
 		{ "clock",       required_argument, NULL, 'C' },
 		{ "variant",     required_argument, NULL, 'V' },
+		{ "force",       no_argument,       NULL, 'f' },
 		{ "help",        no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -102,7 +105,7 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 	o->repeat = 30;
 	o->threads = 1;
 	o->seed = 0x5eed;
-	while ((c = getopt_long(argc, argv, ":s:a:m:p:M:t:r:T:S:C:V:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:a:m:p:M:t:r:T:S:C:V:fh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			rc = pm_parse_size(optarg, &o->size);
@@ -184,6 +187,9 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 			o->variant = optarg;
 			break;
 		}
+		case 'f':
+			o->force = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -445,10 +451,19 @@ int cmd_init_bench(const struct pm_global *g, int argc, char **argv)
 	struct ib_ns ns[2];
 	struct ib_opts o;
 	int nr, rc = PM_EXIT_OK;
+	struct pm_global gl;
 	char b1[32];
 
 	if (parse_opts(argc, argv, &o))
 		return PM_EXIT_OK;
+	/*
+	 * "init-bench --memmap dev --force" reads naturally, so --force after
+	 * the command means exactly the global one: everything below sees
+	 * only the merged copy.
+	 */
+	gl = *g;
+	gl.force = g->force || o.force;
+	g = &gl;
 	if (g->dev) {
 		rc = ib_describe_target(g, &o, &ns[0]);
 		if (rc) {

@@ -28,6 +28,7 @@ struct ib_opts {
 	unsigned int threads;
 	uint64_t seed;
 	bool cpu_clock;
+	bool force;		/* --force after the command: same as the global one */
 	const char *variant;	/* --variant: memcpy_flushcache variant for generic */
 };
 
