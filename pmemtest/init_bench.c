@@ -324,9 +324,11 @@ static void configure(const struct pm_global *g, const struct ib_opts *o, struct
 	char b1[32], b2[32];
 
 	if (o->size) {
-		if (g->dev && o->size > ns->size)
-			pm_die_usage("--size %s: larger than %s (%s)", pm_fmt_bytes(o->size, b1, sizeof(b1)),
-				     g->dev, pm_fmt_bytes(ns->size, b2, sizeof(b2)));
+		/* A namespace cannot outgrow its device; libpmem2 could not map it. */
+		if (g->dev && o->size > ns->target_size)
+			pm_die_usage("--size %s: larger than %s (%s, %" PRIu64 " bytes)",
+				     pm_fmt_bytes(o->size, b1, sizeof(b1)), g->dev,
+				     pm_fmt_bytes(ns->target_size, b2, sizeof(b2)), ns->target_size);
 		ns->size = o->size;
 	}
 	if (o->align)
@@ -338,17 +340,22 @@ static void configure(const struct pm_global *g, const struct ib_opts *o, struct
 		ns->altmap = o->memmap != IB_MEMMAP_MEM;
 		return;
 	}
+	ns->on_target = o->memmap == IB_MEMMAP_DEV || (o->memmap == IB_MEMMAP_UNSET && g->force);
+	/*
+	 * Whether the kernel uses an altmap (which pfns it initialises, and
+	 * whether compound tails get the vmemmap optimisation): for a real
+	 * devdax device its own map= says so, wherever pmemtest writes the
+	 * array; a file models map=dev exactly when the array goes into it.
+	 */
+	ns->altmap = ns->data_only ? strcmp(ns->dev_map, "dev") == 0 : ns->on_target;
 	if (o->memmap == IB_MEMMAP_DEV && !g->force) {
-		ns->altmap = true;
 		if (ib_geometry(ns) == PM_EXIT_OK)
 			pm_die_usage("--memmap dev would overwrite bytes %" PRIu64 "-%" PRIu64
 				     " of %s; add --force to allow it", ns->write_lo, ns->write_hi - 1,
 				     g->dev);
 		exit(PM_EXIT_FAIL);
 	}
-	ns->altmap = o->memmap == IB_MEMMAP_DEV || (o->memmap == IB_MEMMAP_UNSET && g->force);
-	ns->on_target = ns->altmap;
-	if (!ns->altmap && o->memmap == IB_MEMMAP_UNSET && !g->quiet)
+	if (!ns->on_target && o->memmap == IB_MEMMAP_UNSET && !g->quiet)
 		fprintf(stderr, "note: %s is only read: the memmap goes to DRAM (--memmap mem); "
 			"--memmap dev --force writes it into the target\n", g->dev);
 }

@@ -36,7 +36,14 @@ struct ib_opts {
 struct ib_ns {
 	char name[64];
 	bool devdax;
-	bool altmap;		/* map=dev: the memmap lives in the namespace */
+	bool altmap;		/* map=dev: the kernel keeps the memmap in the namespace */
+	/*
+	 * A real devdax device: its size is already the data area the kernel
+	 * initialises (memmap_init_zone_device() covers exactly dax size /
+	 * 4096 pfns); with map=dev the altmap's memmap lies before it, outside
+	 * the device, so no pfns are skipped.
+	 */
+	bool data_only;
 	bool vmemmap_opt;	/* map=mem compound pages: 128 struct pages each */
 	uint64_t size, align;
 	unsigned int sp;
@@ -50,7 +57,11 @@ struct ib_ns {
 	/* The target: NULL path means the embedded namespace. */
 	const char *path;
 	int fd;
-	bool real_dax;
+	uint64_t target_size;	/* the device's or file's own size */
+	bool real_dax;		/* libpmem2 gave cache line/byte granularity unforced */
+	bool map_sync;		/* ... and the kernel marked the mapping MAP_SYNC */
+	bool gran_forced;	/* PMEM2_FORCE_GRANULARITY: DRAM/page cache stands in */
+	const char *gran;	/* "byte", "cache line", "page" */
 	bool on_target;		/* --memmap dev on a real target */
 	char dev_map[8];	/* the device's own map= when known */
 	char storage[200];

@@ -72,6 +72,9 @@ void ib_report_table(const struct ib_ns *ns, const struct ib_opts *o, struct ib_
 			      : "",
 	       pm_fmt_bytes(ns->written, b1, sizeof(b1)));
 	printf("  memmap: %s\n", ns->storage);
+	if (ns->data_only)
+		printf("  %s is the data area: all its pfns are initialised, as the kernel does;%s\n",
+		       ns->name, ns->altmap ? " its altmap lies before the device" : "");
 	if (o->variant)
 		printf("  generic calls the %s variant of memcpy_flushcache (--variant)\n", o->variant);
 	printf("  average of %u rebinds, %u thread%s, %s time; ratios from medians (x slow = slow/method)\n",
@@ -158,6 +161,15 @@ void ib_report_json_ns(const struct ib_ns *ns, const struct ib_opts *o, struct i
 	json_object_object_add(j, "bytes_written", json_object_new_int64((int64_t)ns->written));
 	json_object_object_add(j, "memmap_bytes", json_object_new_int64((int64_t)ns->memmap_bytes));
 	json_object_object_add(j, "storage", json_object_new_string(ns->storage));
+	/* Where the array was written and what kind of memory that is. */
+	json_object_object_add(j, "memmap_on_target", json_object_new_boolean(ns->on_target));
+	json_object_object_add(j, "write_first", json_object_new_int64((int64_t)ns->write_lo));
+	json_object_object_add(j, "write_last", json_object_new_int64((int64_t)ns->write_hi - 1));
+	json_object_object_add(j, "real_dax", json_object_new_boolean(ns->real_dax));
+	json_object_object_add(j, "map_sync", json_object_new_boolean(ns->map_sync));
+	json_object_object_add(j, "granularity", ns->gran ? json_object_new_string(ns->gran) : NULL);
+	json_object_object_add(j, "granularity_forced", json_object_new_boolean(ns->gran_forced));
+	json_object_object_add(j, "data_area", json_object_new_boolean(ns->data_only));
 	json_object_object_add(j, "verified", json_object_new_boolean(verified));
 	for (int m = 0; m < RP_NR_METHODS; m++) {
 		json_object *x, *sa;

@@ -40,19 +40,6 @@ static bool is_devdax_chardev(dev_t rdev)
 	return strcmp(basename(link), "dax") == 0;
 }
 
-static bool file_is_dax(int fd)
-{
-#ifdef STATX_ATTR_DAX
-	struct statx stx;
-
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) == 0)
-		return (stx.stx_attributes & STATX_ATTR_DAX) != 0;
-#else
-	(void)fd;
-#endif
-	return false;
-}
-
 /* --dev: the namespace a device or file describes. Errors exit 1. */
 int ib_describe_target(const struct pm_global *g, const struct ib_opts *o, struct ib_ns *ns)
 {
@@ -98,8 +85,8 @@ int ib_describe_target(const struct pm_global *g, const struct ib_opts *o, struc
 			return PM_EXIT_FAIL;
 		}
 		ns->devdax = true;
-		ns->real_dax = true;
-		ns->size = d.size;
+		ns->data_only = true;
+		ns->size = ns->target_size = d.size;
 		ns->align = d.align ? d.align : IB_DEFAULT_ALIGN;
 		snprintf(ns->dev_map, sizeof(ns->dev_map), "%s", d.map);
 		if (!d.ndctl && !g->quiet)
@@ -115,9 +102,9 @@ int ib_describe_target(const struct pm_global *g, const struct ib_opts *o, struc
 		pm_err("%s: empty file: too small for a namespace", path);
 		return PM_EXIT_FAIL;
 	}
-	ns->size = (uint64_t)st.st_size;
+	/* Whether a file is real DAX is only known once libpmem2 maps it. */
+	ns->size = ns->target_size = (uint64_t)st.st_size;
 	ns->align = IB_DEFAULT_ALIGN;
-	ns->real_dax = file_is_dax(fd);
 	return PM_EXIT_OK;
 }
 
@@ -166,7 +153,12 @@ int ib_geometry(struct ib_ns *ns)
 	ns->memmap_bytes = ns->npfns * ns->sp;
 	if (ns->devdax && apfns > 1)
 		ppc = (unsigned int)apfns;
-	if (ns->altmap)
+	/*
+	 * The altmap's pfns are skipped only where the namespace includes
+	 * them: the embedded namespaces and files. A real devdax device is
+	 * already the data area after the kernel's memmap (data_only).
+	 */
+	if (ns->altmap && !ns->data_only)
 		start = round_up(round_up(ns->memmap_bytes, 4096) >> RP_PAGE_SHIFT, apfns);
 	end = ns->npfns < start ? start : start + (ns->npfns - start) / ppc * ppc;
 	if (end <= start) {
@@ -225,7 +217,8 @@ int ib_check_writable(const struct ib_ns *ns)
 	return PM_EXIT_OK;
 }
 
-static int map_pmem2(struct ib_ns *ns, int fd, uint64_t len, bool force_cl)
+/* Map [0, len) of ns->src; force_cl: PMEM2_FORCE_GRANULARITY=CACHE_LINE. */
+static int map_pmem2(struct ib_ns *ns, uint64_t len, bool force_cl)
 {
 	struct pmem2_config *cfg = NULL;
 	int rc;
@@ -234,9 +227,7 @@ static int map_pmem2(struct ib_ns *ns, int fd, uint64_t len, bool force_cl)
 		setenv("PMEM2_FORCE_GRANULARITY", "CACHE_LINE", 1);
 	else
 		unsetenv("PMEM2_FORCE_GRANULARITY");
-	rc = pmem2_source_from_fd(&ns->src, fd);
-	if (!rc)
-		rc = pmem2_config_new(&cfg);
+	rc = pmem2_config_new(&cfg);
 	if (!rc)
 		rc = pmem2_config_set_required_store_granularity(cfg, PMEM2_GRANULARITY_PAGE);
 	if (!rc)
@@ -249,6 +240,7 @@ static int map_pmem2(struct ib_ns *ns, int fd, uint64_t len, bool force_cl)
 		pm_err("%s: libpmem2 cannot map it: %s", ns->name, pmem2_errormsg());
 		return PM_EXIT_FAIL;
 	}
+	ns->gran_forced = force_cl;
 	return PM_EXIT_OK;
 }
 
@@ -260,6 +252,91 @@ static const char *gran_name(enum pmem2_granularity g)
 	case PMEM2_GRANULARITY_PAGE: return "page";
 	}
 	return "?";
+}
+
+/*
+ * Did the kernel set VM_SYNC ("sf" in smaps' VmFlags, i.e. MAP_SYNC) on the
+ * mapping at addr? Read back rather than inferred, so "MAP_SYNC" in the
+ * output is a fact.
+ */
+static bool vma_map_sync(const void *addr)
+{
+	unsigned long a = (unsigned long)(uintptr_t)addr, lo, hi;
+	bool in = false, sync = false;
+	char line[512];
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		/* A mapping's first line is "lo-hi perms ..."; no field line parses so. */
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+			in = a >= lo && a < hi;
+			continue;
+		}
+		if (in && strncmp(line, "VmFlags:", 8) == 0) {
+			sync = strstr(line, " sf") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return sync;
+}
+
+/*
+ * --memmap dev: map the target itself. First without forcing anything, so
+ * libpmem2's own answer says whether this is real DAX (cache line or byte
+ * granularity: a devdax device, or a DAX file it mapped with MAP_SYNC).
+ * Page granularity means the page cache stands in for pmem: remap with
+ * cache line granularity forced, or the durable methods would each
+ * msync() and the replay would time that.
+ *
+ * libpmem2 maps whole units of the source's alignment (2 MiB or 1 GiB on
+ * devdax): the length is the announced range rounded up to that, never past
+ * the target's end. Only [write_lo, write_hi) is ever written.
+ */
+static int map_target(struct ib_ns *ns)
+{
+	size_t align = 0, size = 0;
+	enum pmem2_granularity gr;
+	char b1[32], b2[32];
+	int rc;
+
+	if (pmem2_source_from_fd(&ns->src, ns->map_fd) || pmem2_source_alignment(ns->src, &align) ||
+	    pmem2_source_size(ns->src, &size) || !align) {
+		pm_err("%s: libpmem2 cannot use it: %s", ns->name, pmem2_errormsg());
+		return PM_EXIT_FAIL;
+	}
+	ns->map_len = round_up(ns->write_hi, align);
+	if (ns->map_len > size)
+		ns->map_len = size / align * align;
+	if (ns->map_len < ns->write_hi) {
+		pm_err("%s: the memmap ends at byte %" PRIu64 ", past the last whole %s unit libpmem2 can map (%s)",
+		       ns->name, ns->write_hi, pm_fmt_bytes(align, b1, sizeof(b1)),
+		       pm_fmt_bytes(size, b2, sizeof(b2)));
+		return PM_EXIT_FAIL;
+	}
+	rc = map_pmem2(ns, ns->map_len, false);
+	if (rc)
+		return rc;
+	gr = pmem2_map_get_store_granularity(ns->map);
+	if (gr == PMEM2_GRANULARITY_PAGE) {
+		pmem2_map_delete(&ns->map);
+		rc = map_pmem2(ns, ns->map_len, true);
+		if (rc)
+			return rc;
+		ns->gran = gran_name(pmem2_map_get_store_granularity(ns->map));
+		snprintf(ns->storage, sizeof(ns->storage),
+			 "%s: the page cache stands in for pmem (not DAX: libpmem2 gives page "
+			 "granularity; %s granularity forced)", ns->path, ns->gran);
+		return PM_EXIT_OK;
+	}
+	ns->real_dax = true;
+	ns->gran = gran_name(gr);
+	ns->map_sync = vma_map_sync(pmem2_map_get_address(ns->map));
+	snprintf(ns->storage, sizeof(ns->storage), "real DAX (%s, %s granularity): %s mapped by libpmem2",
+		 ns->map_sync ? "MAP_SYNC" : ns->devdax ? "device DAX" : "DAX", ns->gran, ns->path);
+	return PM_EXIT_OK;
 }
 
 /* Fault the pages the replay writes in before timing anything. */
@@ -311,15 +388,9 @@ int ib_storage_open(struct ib_ns *ns, bool quiet)
 			return PM_EXIT_FAIL;
 		}
 		ns->map_fd = fd;
-		ns->map_len = round_up(ns->write_hi, ns->real_dax && ns->devdax ? ns->align : 4096);
-		if (ns->map_len > ns->size)
-			ns->map_len = ns->size;
-		rc = map_pmem2(ns, fd, ns->map_len, !ns->real_dax);
+		rc = map_target(ns);
 		if (rc)
 			return rc;
-		snprintf(ns->storage, sizeof(ns->storage), "%s%s (libpmem2, %s granularity)",
-			 ns->path, ns->real_dax ? "" : ": the page cache stands in for pmem",
-			 gran_name(pmem2_map_get_store_granularity(ns->map)));
 	} else {
 		ns->map_fd = memfd_create("pmemtest-memmap", MFD_CLOEXEC);
 		ns->map_len = round_up(ns->memmap_bytes, 2 << 20);
@@ -327,12 +398,17 @@ int ib_storage_open(struct ib_ns *ns, bool quiet)
 			pm_err_errno("%s: memfd for the memmap", ns->name);
 			return PM_EXIT_FAIL;
 		}
-		rc = map_pmem2(ns, ns->map_fd, ns->map_len, true);
+		if (pmem2_source_from_fd(&ns->src, ns->map_fd)) {
+			pm_err("%s: libpmem2 cannot use the memfd: %s", ns->name, pmem2_errormsg());
+			return PM_EXIT_FAIL;
+		}
+		rc = map_pmem2(ns, ns->map_len, true);
 		if (rc)
 			return rc;
+		ns->gran = gran_name(pmem2_map_get_store_granularity(ns->map));
 		snprintf(ns->storage, sizeof(ns->storage),
 			 "DRAM stands in for pmem: memfd mapped by libpmem2, %s granularity forced",
-			 gran_name(pmem2_map_get_store_granularity(ns->map)));
+			 ns->gran);
 	}
 	r->memmap = pmem2_map_get_address(ns->map);
 	r->pageblock = calloc(1, pb_bytes);

@@ -145,3 +145,46 @@ Test(replay, seed_geometry)
 	cr_assert(!ns.vmemmap_opt, "80-byte struct pages are not a power of two");
 	cr_assert_eq(ns.rp.compound_nr, 512);
 }
+
+/*
+ * A real devdax device (the QEMU rig's 4 GiB namespace, align 2M, map=dev):
+ * the dax device is the 4030 MiB data area and the kernel initialises
+ * every one of its pfns (1031680, its "memmap_init_zone_device initialised"
+ * line); the altmap's memmap lies before the device, so nothing is skipped
+ * and --memmap dev writes the whole array from the device's first byte.
+ */
+Test(replay, devdax_data_area)
+{
+	struct ib_ns ns;
+
+	memset(&ns, 0, sizeof(ns));
+	ns.size = 4030ULL << 20;
+	ns.align = 2ULL << 20;
+	ns.sp = 64;
+	ns.devdax = true;
+	ns.altmap = true;
+	ns.data_only = true;
+	cr_assert_eq(ib_geometry(&ns), 0);
+	cr_assert_eq(ns.pfns_init, 1031680);
+	cr_assert_eq(ns.rp.start_pfn, ns.rp.base_pfn);
+	cr_assert_eq(ns.rp.end_pfn - ns.rp.start_pfn, 1031680);
+	cr_assert(!ns.vmemmap_opt, "an altmap rules out the vmemmap optimisation");
+	cr_assert_eq(ns.rp.compound_nr, 512);
+	cr_assert_eq(ns.write_lo, 0);
+	cr_assert_eq(ns.write_hi, 1031680ULL * 64);
+	/* The rig's fsdax replay on the same device: --mode fsdax --align 4K --size 3968M. */
+	ns.devdax = false;
+	ns.align = 4096;
+	ns.size = 3968ULL << 20;
+	cr_assert_eq(ib_geometry(&ns), 0);
+	cr_assert_eq(ns.pfns_init, 3968ULL << 8);
+	cr_assert_eq(ns.rp.ppc, 1);
+	/* A device whose kernel memmap is in RAM (map=mem): compound pages optimised. */
+	ns.devdax = true;
+	ns.align = 2ULL << 20;
+	ns.altmap = false;
+	ns.size = 4030ULL << 20;
+	cr_assert_eq(ib_geometry(&ns), 0);
+	cr_assert(ns.vmemmap_opt);
+	cr_assert_eq(ns.pfns_init, 1031680 / 512 * 128);
+}
