@@ -64,7 +64,7 @@ struct ib_ns {
 	const char *gran;	/* "byte", "cache line", "page" */
 	bool on_target;		/* --memmap dev on a real target */
 	char dev_map[8];	/* the device's own map= when known */
-	char storage[200];
+	char storage[200];	/* what memory holds the memmap, said first; then the path */
 	struct pmem2_map *map;
 	struct pmem2_source *src;
 	int map_fd;		/* what is mapped: the memfd, or the target opened RW */

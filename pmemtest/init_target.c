@@ -327,8 +327,8 @@ static int map_target(struct ib_ns *ns)
 			return rc;
 		ns->gran = gran_name(pmem2_map_get_store_granularity(ns->map));
 		snprintf(ns->storage, sizeof(ns->storage),
-			 "%s: the page cache stands in for pmem (not DAX: libpmem2 gives page "
-			 "granularity; %s granularity forced)", ns->path, ns->gran);
+			 "the page cache stands in for pmem (not DAX: libpmem2 gives page "
+			 "granularity; %s granularity forced): %s", ns->gran, ns->path);
 		return PM_EXIT_OK;
 	}
 	ns->real_dax = true;
