@@ -11,7 +11,7 @@ tools_vm_kflush_vmdax_SOURCES = tools/vm/vmdax.c
 tools_vm_kflush_vmdax_LDADD = lib/libkflush.la
 
 EXTRA_DIST += tools/vm/run.sh tools/vm/mkinitramfs.sh tools/vm/guest-init.sh \
-	tools/vm/jsonflat.awk tools/vm/README.md tools/vm/pmemtest-man-snippet.txt
+	tools/vm/jsonflat.awk tools/vm/README.md
 
 # make cannot pass exit status 77 on, so a skip (run.sh has printed one
 # "check-vm: SKIPPED: why" line) ends the target successfully; call
