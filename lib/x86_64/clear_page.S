@@ -8,7 +8,7 @@
  *
  * clear_page_*:  Input: rdi = page (4096-byte aligned)
  * clear_pages_*: Input: rdi = addr (4096-byte aligned), rsi = npages
- * Output: none. Clobbers rax, rcx, rdi (and rsi for the mov loop), flags.
+ * Output: none. Clobbers rax, rcx, rdi and the flags; rsi is preserved.
  */
 #include "x86_64/asm.h"
 
@@ -28,23 +28,10 @@ ENTRY(clear_page_rep_stosq)
 	ret
 END(clear_page_rep_stosq)
 
-/* Without fast strings: eight qword stores, one line, per pass. */
+/* Without fast strings: the extent loop below, for one page's 64 lines. */
 ENTRY(clear_page_mov)
-	xorl	%eax, %eax
 	movl	$PAGE_SIZE / 64, %ecx
-.Lpage_loop:
-	movq	%rax, 0(%rdi)
-	movq	%rax, 8(%rdi)
-	movq	%rax, 16(%rdi)
-	movq	%rax, 24(%rdi)
-	movq	%rax, 32(%rdi)
-	movq	%rax, 40(%rdi)
-	movq	%rax, 48(%rdi)
-	movq	%rax, 56(%rdi)
-	leaq	64(%rdi), %rdi
-	decl	%ecx
-	jnz	.Lpage_loop
-	ret
+	jmp	.Lclear_lines
 END(clear_page_mov)
 
 ENTRY(clear_pages_rep_stosb)
@@ -64,10 +51,13 @@ ENTRY(clear_pages_rep_stosq)
 END(clear_pages_rep_stosq)
 
 ENTRY(clear_pages_mov)
+	movq	%rsi, %rcx
+	shlq	$6, %rcx		/* npages * 64 lines */
+	jz	.Lclear_done
+	/* rcx lines from rdi: eight qword stores, one line, per pass. */
+.Lclear_lines:
 	xorl	%eax, %eax
-	shlq	$6, %rsi		/* npages * 64 lines */
-	jz	.Lpages_done
-.Lpages_loop:
+.Lclear_loop:
 	movq	%rax, 0(%rdi)
 	movq	%rax, 8(%rdi)
 	movq	%rax, 16(%rdi)
@@ -77,9 +67,9 @@ ENTRY(clear_pages_mov)
 	movq	%rax, 48(%rdi)
 	movq	%rax, 56(%rdi)
 	leaq	64(%rdi), %rdi
-	decq	%rsi
-	jnz	.Lpages_loop
-.Lpages_done:
+	decq	%rcx
+	jnz	.Lclear_loop
+.Lclear_done:
 	ret
 END(clear_pages_mov)
 
