@@ -18,6 +18,27 @@
 	.text
 
 /*
+ * Every entry: rcx = n, and copies under 64 bytes take the shared short
+ * path (word loop with seed 001's overlapping tail, or bytes).
+ * Input:  rdx n.  Output: rcx n; falls through only when n >= 64.
+ */
+.macro SHORT_OR_LARGE
+	movq %rdx,%rcx
+	cmpq $64,%rcx
+	jb .Lshort
+.endm
+
+/*
+ * Split the aligned remainder for rep movsq.
+ * Input:  rcx bytes.  Output: rcx qwords, rax the 0..7 tail bytes.
+ */
+.macro SPLIT_QWORDS
+	movq %rcx,%rax
+	shrq $3,%rcx
+	andl $7,%eax
+.endm
+
+/*
  * Head of every rep movsq path (n >= 64): copy the first qword, then step
  * both pointers by 8 - (dst & 7) so dst is aligned for rep movsq.
  * Input:  rdi dst, rsi src, rcx n >= 64
@@ -45,13 +66,9 @@
  * Also holds the short path and the byte loop that every variant shares.
  */
 ENTRY(copy_safe_movsq)
-	movq %rdx,%rcx
-	cmpq $64,%rcx
-	jb .Lshort
+	SHORT_OR_LARGE
 	ALIGN_DST
-	movq %rcx,%rax
-	shrq $3,%rcx
-	andl $7,%eax
+	SPLIT_QWORDS
 10:	rep movsq
 	movl %eax,%ecx
 	jmp .Lbytes
@@ -140,9 +157,7 @@ END(copy_safe_rep_movsb)
  * Output: rax bytes not copied; rcx, rdx, rsi, rdi clobbered
  */
 ENTRY(copy_safe_erms)
-	movq %rdx,%rcx
-	cmpq $64,%rcx
-	jb .Lshort
+	SHORT_OR_LARGE
 41:	rep movsb
 	xorl %eax,%eax
 	ret
@@ -159,13 +174,9 @@ END(copy_safe_erms)
  * Output: rax bytes not copied; rcx, rdx, rsi, rdi clobbered
  */
 ENTRY(copy_safe_movsq_tail_overlap)
-	movq %rdx,%rcx
-	cmpq $64,%rcx
-	jb .Lshort
+	SHORT_OR_LARGE
 	ALIGN_DST
-	movq %rcx,%rax
-	shrq $3,%rcx
-	andl $7,%eax
+	SPLIT_QWORDS
 50:	rep movsq
 	testl %eax,%eax
 	jz 53f
@@ -192,15 +203,11 @@ END(copy_safe_movsq_tail_overlap)
  * Output: rax bytes not copied; rcx, rdx, rsi, rdi clobbered
  */
 ENTRY(copy_safe_movsq_tail_linus)
-	movq %rdx,%rcx
-	cmpq $64,%rcx
-	jb .Lshort
+	SHORT_OR_LARGE
 	ALIGN_DST
 	/* rcx >= 56, so at least 6 qwords remain for rep movsq. */
-	movq %rcx,%rax
-	shrq $3,%rcx
-	decq %rcx
-	andl $7,%eax
+	SPLIT_QWORDS
+	decq %rcx			/* the last whole qword goes with the tail */
 60:	rep movsq
 61:	movq (%rsi),%rdx
 62:	movq %rdx,(%rdi)
@@ -241,17 +248,13 @@ END(copy_safe_movsq_tail_linus)
  * store has to own anyway.
  */
 ENTRY(copy_safe_movsq_tail_first)
-	movq %rdx,%rcx
-	cmpq $64,%rcx
-	jb .Lshort
+	SHORT_OR_LARGE
 	ALIGN_DST
 70:	movq -8(%rsi,%rcx),%rax
 71:	movq -8(%rdi,%rcx),%r8
 72:	movq %rax,-8(%rdi,%rcx)
 	leaq -8(%rdi,%rcx),%r9
-	movq %rcx,%rax
-	shrq $3,%rcx
-	andl $7,%eax
+	SPLIT_QWORDS
 73:	rep movsq
 	xorl %eax,%eax
 	ret
