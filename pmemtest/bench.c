@@ -448,3 +448,77 @@ bool bench_selected(const char *only, const char *name)
 	}
 	return false;
 }
+
+static int parse_cache(const char *arg, unsigned int *out)
+{
+	unsigned int v = 0;
+
+	while (*arg) {
+		size_t len = strcspn(arg, ",");
+
+		if (len == 3 && !strncmp(arg, "hot", 3))
+			v |= 1;
+		else if (len == 4 && !strncmp(arg, "cold", 4))
+			v |= 2;
+		else if (len == 4 && !strncmp(arg, "both", 4))
+			v |= 3;
+		else
+			return -1;
+		arg += len + (arg[len] == ',');
+	}
+	if (!v)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int bench_common_opt(const char *cmd, int c, const char *arg, const struct bench_common *o)
+{
+	unsigned long rounds;
+	char *end;
+
+	switch (c) {
+	case 'r':
+		rounds = strtoul(arg, &end, 10);
+		if (*end || !rounds || rounds > 1000) {
+			fprintf(stderr, "pmemtest: %s: bad --rounds '%s' (1..1000)\n", cmd, arg);
+			return -1;
+		}
+		*o->rounds = (unsigned int)rounds;
+		return 1;
+	case 'b':
+		if (bench_parse_size(arg, o->buffer) || *o->buffer < (1u << 20)) {
+			fprintf(stderr, "pmemtest: %s: bad --buffer '%s' (at least 1M)\n", cmd, arg);
+			return -1;
+		}
+		return 1;
+	case 'c':
+		if (parse_cache(arg, o->cache)) {
+			fprintf(stderr, "pmemtest: %s: --cache takes hot, cold or both, not '%s'\n",
+				cmd, arg);
+			return -1;
+		}
+		return 1;
+	case 'C':
+		if (strcmp(arg, "cpu") && strcmp(arg, "wall")) {
+			fprintf(stderr, "pmemtest: %s: --clock takes cpu or wall, not '%s'\n", cmd, arg);
+			return -1;
+		}
+		bench_use_wall_clock(!strcmp(arg, "wall"));
+		return 1;
+	case 'o':
+		*o->only = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int bench_no_operands(const char *cmd, int argc, char **argv)
+{
+	if (optind < argc) {
+		fprintf(stderr, "pmemtest: %s: unexpected argument '%s'\n", cmd, argv[optind]);
+		return -1;
+	}
+	return 0;
+}

@@ -8,6 +8,7 @@
 #ifndef PMEMTEST_BENCH_H
 #define PMEMTEST_BENCH_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -88,6 +89,32 @@ uint64_t bench_rand(uint64_t *state);
 uint64_t bench_now(void);
 void bench_use_wall_clock(bool wall);
 const char *bench_clock_name(void);
+
+/*
+ * The options copy-bench and clear-bench share: -r/--rounds, -b/--buffer,
+ * -c/--cache (hot, cold or both; bit 1 hot, bit 2 cold), --clock and
+ * -o/--only. bench_common_opt() takes one getopt result: 1 when it was a
+ * shared option (stored through o), 0 when it is the command's own, -1
+ * after a one-line error naming cmd.
+ */
+struct bench_common {
+	unsigned int *rounds;
+	size_t *buffer;
+	unsigned int *cache;
+	const char **only;
+};
+
+#define BENCH_COMMON_SHORTOPTS "r:b:c:o:"
+#define BENCH_COMMON_LONGOPTS						\
+	{ "rounds", required_argument, NULL, 'r' },			\
+	{ "buffer", required_argument, NULL, 'b' },			\
+	{ "cache", required_argument, NULL, 'c' },			\
+	{ "clock", required_argument, NULL, 'C' },			\
+	{ "only", required_argument, NULL, 'o' }
+
+int bench_common_opt(const char *cmd, int c, const char *arg, const struct bench_common *o);
+/* After getopt: 0, or -1 with an error when operands are left over. */
+int bench_no_operands(const char *cmd, int argc, char **argv);
 
 /* Sizes: "4K", "2M", "1G", plain bytes; and comma-separated lists. */
 int bench_parse_size(const char *s, size_t *out);

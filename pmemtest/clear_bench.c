@@ -229,19 +229,20 @@ static int parse(struct cl_ctx *x, size_t *buffer, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "extents", required_argument, NULL, 'e' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "buffer", required_argument, NULL, 'b' },
-		{ "cache", required_argument, NULL, 'c' },
-		{ "clock", required_argument, NULL, 'C' },
-		{ "only", required_argument, NULL, 'o' },
+		BENCH_COMMON_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
-	int c;
+	const struct bench_common com = { &x->rounds, buffer, &x->cache, &x->only };
+	int c, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "e:r:b:c:o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:" BENCH_COMMON_SHORTOPTS "h", lo, NULL)) != -1) {
+		r = bench_common_opt("clear-bench", c, optarg, &com);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			continue;
 		switch (c) {
 		case 'e':
 			free(x->extents);
@@ -252,33 +253,6 @@ static int parse(struct cl_ctx *x, size_t *buffer, int argc, char **argv)
 				if (x->extents[i] % KFLUSH_PAGE_SIZE)
 					goto bad;
 			break;
-		case 'r':
-			x->rounds = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end || !x->rounds || x->rounds > 1000)
-				goto bad;
-			break;
-		case 'b':
-			if (bench_parse_size(optarg, buffer) || *buffer < (1u << 20))
-				goto bad;
-			break;
-		case 'c':
-			if (!strcmp(optarg, "hot"))
-				x->cache = 1;
-			else if (!strcmp(optarg, "cold"))
-				x->cache = 2;
-			else if (!strcmp(optarg, "both"))
-				x->cache = 3;
-			else
-				goto bad;
-			break;
-		case 'o':
-			x->only = optarg;
-			break;
-		case 'C':
-			if (strcmp(optarg, "cpu") && strcmp(optarg, "wall"))
-				goto bad;
-			bench_use_wall_clock(!strcmp(optarg, "wall"));
-			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -287,13 +261,9 @@ static int parse(struct cl_ctx *x, size_t *buffer, int argc, char **argv)
 			return -1;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "pmemtest: clear-bench: unexpected argument '%s'\n", argv[optind]);
-		return -1;
-	}
-	return 0;
+	return bench_no_operands("clear-bench", argc, argv);
 bad:
-	fprintf(stderr, "pmemtest: clear-bench: bad value '%s' for -%c\n", optarg, c);
+	fprintf(stderr, "pmemtest: clear-bench: bad --extents '%s' (multiples of 4K)\n", optarg);
 	return -1;
 }
 

@@ -390,44 +390,31 @@ static int parse_opts(struct cb_opts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "mode", required_argument, NULL, 'm' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "buffer", required_argument, NULL, 'b' },
 		{ "sizes", required_argument, NULL, 's' },
 		{ "max-size", required_argument, NULL, 'M' },
 		{ "struct-page", required_argument, NULL, 'p' },
-		{ "cache", required_argument, NULL, 'c' },
 		{ "layout", required_argument, NULL, 'l' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "span", required_argument, NULL, 'P' },
-		{ "clock", required_argument, NULL, 'C' },
-		{ "only", required_argument, NULL, 'o' },
+		BENCH_COMMON_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const caches[] = { "hot", "cold", "both" };
-	int c;
+	const struct bench_common com = { &o->rounds, &o->buffer, &o->cache, &o->only };
+	int c, r;
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:r:b:s:p:c:l:o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:s:p:l:" BENCH_COMMON_SHORTOPTS "h", lo, NULL)) != -1) {
+		r = bench_common_opt("copy-bench", c, optarg, &com);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			continue;
 		switch (c) {
 		case 'm':
 			if (parse_list(optarg, mode_names, CBM_NR_MODES, &o->modes))
 				return -1;
-			break;
-		case 'r':
-			o->rounds = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end || !o->rounds || o->rounds > 1000) {
-				fprintf(stderr, "pmemtest: copy-bench: bad --rounds '%s'\n", optarg);
-				return -1;
-			}
-			break;
-		case 'b':
-			if (bench_parse_size(optarg, &o->buffer) || o->buffer < (1u << 20)) {
-				fprintf(stderr, "pmemtest: copy-bench: bad --buffer '%s' (at least 1M)\n",
-					optarg);
-				return -1;
-			}
 			break;
 		case 's':
 			free(o->sizes);
@@ -452,12 +439,6 @@ static int parse_opts(struct cb_opts *o, int argc, char **argv)
 				return -1;
 			}
 			break;
-		case 'c':
-			if (parse_list(optarg, caches, 3, &o->cache))
-				return -1;
-			if (o->cache & 4)
-				o->cache = CB_HOT | CB_COLD;
-			break;
 		case 'l':
 			if (parse_list(optarg, layout_names, 3, &o->layouts))
 				return -1;
@@ -475,16 +456,6 @@ static int parse_opts(struct cb_opts *o, int argc, char **argv)
 				return -1;
 			}
 			break;
-		case 'o':
-			o->only = optarg;
-			break;
-		case 'C':
-			if (strcmp(optarg, "cpu") && strcmp(optarg, "wall")) {
-				fprintf(stderr, "pmemtest: copy-bench: --clock takes cpu or wall\n");
-				return -1;
-			}
-			bench_use_wall_clock(!strcmp(optarg, "wall"));
-			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -493,11 +464,7 @@ static int parse_opts(struct cb_opts *o, int argc, char **argv)
 			return -1;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "pmemtest: copy-bench: unexpected argument '%s'\n", argv[optind]);
-		return -1;
-	}
-	return 0;
+	return bench_no_operands("copy-bench", argc, argv);
 }
 
 int cmd_copy_bench(const struct pm_global *g, int argc, char **argv)
