@@ -9,8 +9,7 @@
 # variant directly and ran unmasked already.
 status=0
 run() {
-	echo "== KFLUSH_HWCAPS=$caps $*"
-	KFLUSH_HWCAPS="$caps" "$@" || status=1
+	"${srcdir:-.}/tests/run-masked.sh" "$caps" "$@" || status=1
 }
 for caps in "-fsrm" "-fsrm,-erms,-avx512f" "-erms,-rep_good,-avx512f,-avx2"; do
 	run ./tests/test_memcpy --verbose --filter '*/bound'
