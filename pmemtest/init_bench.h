@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kmodel.h"
 #include "pmemtest.h"
 #include "replay.h"
 #include "stats.h"
@@ -22,6 +23,7 @@ struct ib_opts {
 	uint64_t align;		/* 0: from the target / default */
 	int mode;		/* -1 unset, 0 fsdax, 1 devdax */
 	unsigned int sp;
+	const struct rp_kernel *kernel;	/* --kernel */
 	enum ib_memmap memmap;
 	unsigned int methods;	/* 1 << enum rp_method */
 	unsigned int repeat;
@@ -47,6 +49,7 @@ struct ib_ns {
 	bool vmemmap_opt;	/* map=mem compound pages: 128 struct pages each */
 	uint64_t size, align;
 	unsigned int sp;
+	const struct rp_kernel *kernel;	/* NULL: rp_kernel_default() */
 	uint64_t npfns;
 	uint64_t memmap_bytes;	/* the whole struct page array */
 	uint64_t write_lo, write_hi;	/* bytes of the array the replay writes */

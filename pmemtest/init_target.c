@@ -172,6 +172,7 @@ int ib_geometry(struct ib_ns *ns)
 		return PM_EXIT_FAIL;
 	}
 	memset(r, 0, sizeof(*r));
+	r->k = ns->kernel ? ns->kernel : rp_kernel_default();
 	r->sp = ns->sp;
 	r->sp_rt = ns->sp;
 	r->base_pfn = IB_BASE_PFN;

@@ -51,7 +51,7 @@ void rp_template_line(const struct rp_ns *ns, void *line64)
 	default: break;
 	}
 	if (ns->ppc > 1)
-		prep_tail(&t, (uintptr_t)rp_page(ns, ns->start_pfn));
+		prep_tail(ns, &t, (uintptr_t)rp_page(ns, ns->start_pfn), ns->sp);
 	memcpy(line64, &t, 64);
 }
 
@@ -88,13 +88,13 @@ bool rp_expect(const struct rp_ns *ns, uint64_t pfn, void *out)
 	}
 	if (ns->ppc > 1) {
 		if (idx == 0) {
-			s.flags |= 1ULL << PG_HEAD;
+			s.flags |= 1ULL << ns->k->pg_head;
 		} else {
-			prep_tail(&s, (uintptr_t)rp_page(ns, head));
+			prep_tail(ns, &s, (uintptr_t)rp_page(ns, head), ns->sp);
 			if (idx == 1)
-				prep_page1(&s, ns->order);
+				prep_page1(ns, &s, ns->sp);
 			else if (idx == 2)
-				prep_page2(&s, self, ns->order);
+				prep_page2(ns, &s, self);
 		}
 	}
 	memcpy(out, &s, ns->sp);

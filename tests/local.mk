@@ -115,7 +115,7 @@ EXTRA_DIST += tests/test_pmemtest_badinput.sh
 check_PROGRAMS += tests/test_pmemtest_replay
 TESTS += tests/test_pmemtest_replay
 tests_test_pmemtest_replay_SOURCES = tests/test_pmemtest_replay.c \
-	pmemtest/replay.c pmemtest/init_target.c pmemtest/devices.c pmemtest/util.c \
+	pmemtest/replay.c pmemtest/kmodel.c pmemtest/init_target.c pmemtest/devices.c pmemtest/util.c \
 	pmemtest/stats.c pmemtest/init_report.c
 tests_test_pmemtest_replay_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
 tests_test_pmemtest_replay_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
