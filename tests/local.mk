@@ -120,3 +120,13 @@ tests_test_pmemtest_replay_SOURCES = tests/test_pmemtest_replay.c \
 tests_test_pmemtest_replay_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
 tests_test_pmemtest_replay_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
 	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
+
+# pmemtest's replay against struct page bytes written out by hand from the kernel sources
+check_PROGRAMS += tests/test_pmemtest_oracle
+TESTS += tests/test_pmemtest_oracle
+tests_test_pmemtest_oracle_SOURCES = tests/test_pmemtest_oracle.c \
+	pmemtest/replay.c pmemtest/kmodel.c pmemtest/init_target.c pmemtest/devices.c pmemtest/util.c \
+	pmemtest/stats.c pmemtest/init_report.c
+tests_test_pmemtest_oracle_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
+tests_test_pmemtest_oracle_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
+	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
