@@ -49,6 +49,9 @@ static void usage(FILE *f)
 		"  -V, --variant NAME       generic calls this memcpy_flushcache variant of the\n"
 		"                           libkflush registry instead of the bound one\n"
 		"  -S, --seed N             seed for the verification's random pfns\n"
+		"      --replay-out FILE    after the runs, write the whole struct page array\n"
+		"                           as the replayed kernel leaves it (needs --mode,\n"
+		"                           no --dev; for tools/vm/memmap-cmp)\n"
 		"  -f, --force              the global --force, also accepted here: allow\n"
 		"                           --memmap dev to overwrite the target\n"
 		"  -h, --help               this help\n");
@@ -96,6 +99,7 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 		{ "clock",       required_argument, NULL, 'C' },
 		{ "variant",     required_argument, NULL, 'V' },
 		{ "force",       no_argument,       NULL, 'f' },
+		{ "replay-out",  required_argument, NULL, 'O' },
 		{ "help",        no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -201,6 +205,9 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 		case 'f':
 			o->force = true;
 			break;
+		case 'O':
+			o->replay_out = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -212,6 +219,8 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 	}
 	if (optind < argc)
 		pm_die_usage("init-bench: unexpected argument '%s'", argv[optind]);
+	if (o->replay_out && o->mode < 0)
+		pm_die_usage("--replay-out: say which namespace with --mode fsdax|devdax");
 	if (!rp_kernel_has_size(o->kernel, o->sp)) {
 		char sizes[64];
 
@@ -464,6 +473,8 @@ static int bench_ns(const struct pm_global *g, const struct ib_opts *o, struct i
 		ib_report_csv(ns, o, res);
 	else
 		ib_report_table(ns, o, res);
+	if (o->replay_out)
+		rc = ib_dump_replay(ns, o->replay_out);
 out:
 	ib_storage_close(ns);
 	for (int m = 0; m < RP_NR_METHODS; m++)
@@ -489,6 +500,8 @@ int cmd_init_bench(const struct pm_global *g, int argc, char **argv)
 	gl = *g;
 	gl.force = g->force || o.force;
 	g = &gl;
+	if (g->dev && o.replay_out)
+		pm_die_usage("--replay-out: only the embedded namespaces (no --dev)");
 	if (g->dev) {
 		rc = ib_describe_target(g, &o, &ns[0]);
 		if (rc) {

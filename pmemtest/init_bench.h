@@ -15,6 +15,7 @@
 #define IB_DEFAULT_ALIGN	(2ULL << 20)
 #define IB_BASE_PFN		(1ULL << 26)	/* namespaces start at 256 GiB */
 #define IB_MAX_SIZE		(1ULL << 52)	/* x86-64's physical address space */
+#define IB_INFO_BYTES		8192		/* nd_pfn's info block: SZ_8K, the altmap's reserve */
 
 enum ib_memmap { IB_MEMMAP_UNSET, IB_MEMMAP_DEV, IB_MEMMAP_MEM };
 
@@ -32,6 +33,7 @@ struct ib_opts {
 	bool cpu_clock;
 	bool force;		/* --force after the command: same as the global one */
 	const char *variant;	/* --variant: memcpy_flushcache variant for generic */
+	const char *replay_out;	/* --replay-out: write the replayed memmap there */
 };
 
 /* One namespace to replay. */
@@ -89,6 +91,17 @@ void ib_storage_close(struct ib_ns *ns);
 size_t ib_pick_samples(const struct ib_ns *ns, uint64_t *seed, uint64_t *pfn);
 void ib_poison(const struct ib_ns *ns, const uint64_t *pfn, size_t n);
 int ib_verify(const struct ib_ns *ns, enum rp_method m, const uint64_t *pfn, size_t n);
+
+/* init_dump.c: the replayed memmap to a file, for tools/vm/memmap-cmp.c. */
+#define IB_DUMP_MAGIC "pmemtest-memmap"
+struct ib_dump_header {
+	char magic[16];
+	uint64_t version, sp, base_pfn, npfns, start_pfn, end_pfn;
+	uint64_t memmap_addr;	/* where pfn base_pfn's struct page was */
+	uint64_t pgmap;		/* the value replayed into page->pgmap */
+	char kernel[16];	/* the model's name */
+};
+int ib_dump_replay(const struct ib_ns *ns, const char *path);
 
 /* init_report.c */
 struct ib_result {

@@ -107,3 +107,26 @@ unsigned int rp_pageblock_get(const struct rp_ns *ns, uint64_t pfn)
 
 	return (ns->pageblock[pb / 2] >> ((pb & 1) * 4)) & 0xf;
 }
+
+/*
+ * memmap_init_range() for ZONE_DEVICE with an altmap (MEMINIT_HOTPLUG): the
+ * pfns holding the memmap itself, after the altmap's reserve, get
+ * __init_single_page() and PG_reserved, and keep their lru self-pointers.
+ * Not timed: the kernel does this outside memmap_init_zone_device().
+ */
+void rp_init_altmap_pages(const struct rp_ns *ns, uint64_t lo, uint64_t hi)
+{
+	for (uint64_t pfn = lo; pfn < hi; pfn++) {
+		struct mm_page *p = (struct mm_page *)rp_page(ns, pfn);
+
+		switch (ns->sp) {
+#define ALT(a, b, sp) case sp: init_single_page(ns, p, (uintptr_t)p, sp); break;
+		RP_FOR_SIZES(ALT, 0, 0)
+#undef ALT
+		default: return;
+		}
+		flags_rmw(p, 0, 1ULL << ns->k->pg_reserved);
+		if (pageblock_aligned(pfn))
+			set_pageblock(ns, pfn);
+	}
+}

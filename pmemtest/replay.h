@@ -72,6 +72,8 @@ void rp_template_line(const struct rp_ns *ns, void *line64);
  * (outside the range, or a tail beyond compound_nr).
  */
 bool rp_expect(const struct rp_ns *ns, uint64_t pfn, void *out);
+/* memmap_init_range()'s init of the altmap's own pfns [lo, hi) (not timed). */
+void rp_init_altmap_pages(const struct rp_ns *ns, uint64_t lo, uint64_t hi);
 /* Expected pageblock migratetype nibble for pageblock-aligned pfn. */
 unsigned int rp_pageblock_get(const struct rp_ns *ns, uint64_t pfn);
 

@@ -89,11 +89,11 @@ RP_INLINE uint64_t flags_rmw(struct mm_page *p, uint64_t clear, uint64_t set)
 }
 
 /*
- * __init_single_page() + __init_zone_device_page(). self is the address the
- * struct page really has (p may be a template or a scratch copy).
+ * __init_single_page() for ZONE_DEVICE. self is the address the struct page
+ * really has (p may be a template or a scratch copy).
  */
-RP_INLINE void init_zdev_page(const struct rp_ns *ns, struct mm_page *p, uint64_t self,
-			      uint64_t pfn, const unsigned int sp, bool pageblock)
+RP_INLINE void init_single_page(const struct rp_ns *ns, struct mm_page *p, uint64_t self,
+				const unsigned int sp)
 {
 	const struct rp_kernel *k = ns->k;
 
@@ -107,6 +107,15 @@ RP_INLINE void init_zdev_page(const struct rp_ns *ns, struct mm_page *p, uint64_
 	flags_rmw(p, 0, k->cpupid_mask << k->cpupid_pgshift);	/* page_cpupid_reset_last() */
 	W64(p->u[0]) = self + 8;	/* INIT_LIST_HEAD(&page->lru) */
 	W64(p->u[1]) = self + 8;
+}
+
+/* __init_single_page() + __init_zone_device_page(). */
+RP_INLINE void init_zdev_page(const struct rp_ns *ns, struct mm_page *p, uint64_t self,
+			      uint64_t pfn, const unsigned int sp, bool pageblock)
+{
+	const struct rp_kernel *k = ns->k;
+
+	init_single_page(ns, p, self, sp);
 	flags_rmw(p, 0, 1ULL << k->pg_reserved);	/* __SetPageReserved() */
 	W64(p->u[0]) = ns->pgmap;	/* pgmap overlays lru.next */
 	W64(p->u[1]) = 0;		/* zone_device_data */

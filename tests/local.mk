@@ -130,3 +130,7 @@ tests_test_pmemtest_oracle_SOURCES = tests/test_pmemtest_oracle.c \
 tests_test_pmemtest_oracle_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
 tests_test_pmemtest_oracle_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
 	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
+
+# The QEMU rig's byte comparison (tools/vm/memmap-cmp.c) on an image made from pmemtest's replay
+TESTS += tests/test_memmap_cmp.sh
+EXTRA_DIST += tests/test_memmap_cmp.sh

@@ -143,10 +143,18 @@ Test(replay, seed_geometry)
 	ns.sp = 64;
 	ns.altmap = true;
 	cr_assert_eq(ib_geometry(&ns), 0);
-	/* 1.5625 GiB of struct pages = 409600 pfns, rounded up to 2 MiB. */
+	/*
+	 * nd_pfn_init(): 8 KiB info block + 64 B per pfn after it, rounded up
+	 * to 2 MiB: 1602 MiB = 410112 pfns before the data.
+	 */
 	cr_assert_eq(ns.memmap_bytes, 1600ULL << 20);
-	cr_assert_eq(ns.rp.start_pfn - ns.rp.base_pfn, 409600);
-	cr_assert_eq(ns.pfns_init, 26214400 - 409600);
+	cr_assert_eq(ns.rp.start_pfn - ns.rp.base_pfn, 410112);
+	cr_assert_eq(ns.pfns_init, 26214400 - 410112);
+	/* The rig's 4 GiB namespaces: the info block says dataoff 0x4200000. */
+	ns.size = 4ULL << 30;
+	cr_assert_eq(ib_geometry(&ns), 0);
+	cr_assert_eq((ns.rp.start_pfn - ns.rp.base_pfn) << 12, 0x4200000);
+	ns.size = 100ULL << 30;
 	ns.devdax = true;
 	ns.altmap = false;
 	cr_assert_eq(ib_geometry(&ns), 0);
