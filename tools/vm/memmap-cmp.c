@@ -168,8 +168,8 @@ int main(int argc, char **argv)
 				bad[f]++;
 				any = true;
 				if (shown[f]++ < SHOW)
-					printf("  %s mismatch at page %" PRIu64 ": kernel %#018" PRIx64
-					       " replay %#018" PRIx64 " (normalised %u:%#" PRIx64 " vs %u:%#" PRIx64 ")\n",
+					printf("  %s mismatch at page %" PRIu64 ": kernel 0x%016" PRIx64
+					       " replay 0x%016" PRIx64 " (normalised %u:%#" PRIx64 " vs %u:%#" PRIx64 ")\n",
 					       field[f], i, kp[w], rp[w], kt, kv, rt, rv);
 			}
 		}
