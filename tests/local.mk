@@ -125,3 +125,7 @@ tests_test_pmemtest_replay_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemt
 # (PMEMTEST_TEST_CORRUPT), and "verified" must come from the check.
 TESTS += tests/test_pmemtest_verify.sh
 EXTRA_DIST += tests/test_pmemtest_verify.sh
+
+# pmemtest --force: the bytes that change are exactly the announced range.
+TESTS += tests/test_pmemtest_force.sh
+EXTRA_DIST += tests/test_pmemtest_force.sh
