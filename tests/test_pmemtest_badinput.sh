@@ -152,6 +152,7 @@ fi
 # The --force runs below start from a copy of the original data; what
 # exactly --force changes is tests/test_pmemtest_force.sh's.
 cp "$data" "$T/orig"
+
 # --force after the command is the global --force: on copies of the same
 # small file, both spellings exit alike, announce the same range and change
 # the same span of bytes. (Not identical bytes: struct pages hold pointers,
