@@ -81,6 +81,10 @@ force_run() {
 #   56 B: 224 KiB = 56 pages -> 512:         512*56 .. 4096*56-1
 #   72 B: 288 KiB = 72 pages -> 512:         512*72 .. 4096*72-1
 #   80 B, align 4K: 320 KiB = 80 pages:      80*80  .. 4096*80-1
+# and two namespaces smaller than the file, whose array does not start or
+# end on a cache line (the roof streams whole lines only inside it):
+#   56 B, 4095 pfns: 229320 B -> 56 pages -> 512: 512*56 .. 4095*56-1
+#   88 B, align 4K, 4000 pfns: 352000 B = 86 pages: 86*88 .. 4000*88-1
 force_run "fsdax 64" "32768 262143" --mode fsdax
 force_run "fsdax 96" "49152 393215" --mode fsdax --struct-page 96
 force_run "fsdax 56, all methods, 2 threads" "28672 229375" --mode fsdax --struct-page 56 \
@@ -88,6 +92,10 @@ force_run "fsdax 56, all methods, 2 threads" "28672 229375" --mode fsdax --struc
 force_run "devdax 2M 64" "32768 262143" --mode devdax
 force_run "devdax 2M 72, all methods" "36864 294911" --mode devdax --struct-page 72 --methods all
 force_run "devdax 4K 80" "6400 327679" --mode devdax --align 4K --struct-page 80
+force_run "fsdax 56, 4095 pfns, all methods" "28672 229319" --mode fsdax --struct-page 56 \
+	--size $((4095 * 4096)) --methods all
+force_run "fsdax 4K 88, 4000 pfns, all methods" "7568 351999" --mode fsdax --align 4K \
+	--struct-page 88 --size $((4000 * 4096)) --methods all
 
 # Without --force: refused, exit 2, and the whole image is unchanged.
 n=$((n + 1))
