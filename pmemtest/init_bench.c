@@ -83,16 +83,6 @@ static int parse_methods(const char *s, const char *what, unsigned int allowed, 
 	return *out ? 0 : -1;
 }
 
-static unsigned int checked_methods(void)
-{
-	unsigned int v = 0;
-
-	for (int m = 0; m < RP_NR_METHODS; m++)
-		if (ib_method_checked((enum rp_method)m))
-			v |= 1u << m;
-	return v;
-}
-
 static int parse_opts(int argc, char **argv, struct ib_opts *o)
 {
 	static const struct option opts[] = {
@@ -221,7 +211,7 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 	/* Test only: proves that a wrong struct page fails the run. */
 	env = getenv("PMEMTEST_TEST_CORRUPT");
 	if (env && *env && parse_methods(env, "PMEMTEST_TEST_CORRUPT",
-					 checked_methods(), &o->corrupt))
+					 ib_checked_methods(), &o->corrupt))
 		pm_die_usage("PMEMTEST_TEST_CORRUPT '%s': expected a comma list of methods", env);
 	return 0;
 }
@@ -382,18 +372,6 @@ static void configure(const struct pm_global *g, const struct ib_opts *o, struct
 			"--memmap dev --force writes it into the target\n", g->dev);
 }
 
-/* A comma list of the methods whose verdict is failed, for the summary line. */
-static void failed_list(const struct ib_result *res, char *buf, size_t len)
-{
-	size_t at = 0;
-
-	buf[0] = '\0';
-	for (int m = 0; m < RP_NR_METHODS && at < len; m++)
-		if (res[m].run && res[m].verdict == IB_FAILED)
-			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "",
-					       ib_method_name((enum rp_method)m));
-}
-
 /*
  * Every method runs --repeat times, and every run of a checked method is
  * verified. A mismatch ends the run after the round it happened in, so
@@ -496,7 +474,7 @@ static int bench_ns(const struct pm_global *g, const struct ib_opts *o, struct i
 	else
 		ib_report_table(ns, o, res);
 	if (bad) {
-		failed_list(res, failed, sizeof(failed));
+		ib_failed_list(res, failed, sizeof(failed));
 		pm_err("%s: verification failed for %s: %d sample or pageblock mismatches",
 		       ns->name, failed, bad);
 		rc = PM_EXIT_FAIL;

@@ -29,6 +29,17 @@ bool ib_method_checked(enum rp_method m)
 	return m != RP_ROOF;
 }
 
+/* The methods ib_method_checked() says yes to, as 1 << enum rp_method. */
+unsigned int ib_checked_methods(void)
+{
+	unsigned int v = 0;
+
+	for (int m = 0; m < RP_NR_METHODS; m++)
+		if (ib_method_checked((enum rp_method)m))
+			v |= 1u << m;
+	return v;
+}
+
 /* First, last, pageblock edges, compound heads/tails, and random pfns. */
 size_t ib_pick_samples(const struct ib_ns *ns, uint64_t *seed, uint64_t *pfn)
 {
@@ -146,4 +157,16 @@ int ib_verify(const struct ib_ns *ns, enum rp_method m, const uint64_t *pfn, siz
 		}
 	}
 	return bad;
+}
+
+/* A comma list of the methods whose verdict is failed, for the summary line. */
+void ib_failed_list(const struct ib_result *res, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int m = 0; m < RP_NR_METHODS && at < len; m++)
+		if (res[m].run && res[m].verdict == IB_FAILED)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "",
+					       ib_method_name((enum rp_method)m));
 }
