@@ -120,3 +120,12 @@ tests_test_pmemtest_replay_SOURCES = tests/test_pmemtest_replay.c \
 tests_test_pmemtest_replay_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
 tests_test_pmemtest_replay_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
 	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
+
+# pmemtest's verification must fail on a corrupted sampled struct page
+# (PMEMTEST_TEST_CORRUPT), and "verified" must come from the check.
+TESTS += tests/test_pmemtest_verify.sh
+EXTRA_DIST += tests/test_pmemtest_verify.sh
+
+# pmemtest --force: the bytes that change are exactly the announced range.
+TESTS += tests/test_pmemtest_force.sh
+EXTRA_DIST += tests/test_pmemtest_force.sh
