@@ -120,3 +120,7 @@ tests_test_pmemtest_replay_SOURCES = tests/test_pmemtest_replay.c \
 tests_test_pmemtest_replay_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
 tests_test_pmemtest_replay_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
 	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
+
+# <kflush.h> in every language mode, with each installed compiler (issue 8)
+TESTS += tests/header-compile.sh
+EXTRA_DIST += tests/header-compile.sh
