@@ -124,3 +124,12 @@ tests_test_pmemtest_replay_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemt
 # <kflush.h> in every language mode, with each installed compiler (issue 8)
 TESTS += tests/header-compile.sh
 EXTRA_DIST += tests/header-compile.sh
+
+# CPU features as the kernel derives them (issue 8): the vendor rule is
+# compiled in (the library does not export it) and fed synthetic CPUIDs;
+# the host's features are compared with /proc/cpuinfo.
+check_PROGRAMS += tests/test_cpu
+TESTS += tests/test_cpu
+tests_test_cpu_SOURCES = tests/test_cpu.c lib/x86_64/cpu_vendor.c
+tests_test_cpu_CFLAGS = $(TEST_CFLAGS)
+tests_test_cpu_LDADD = $(TEST_LIBS)
