@@ -57,7 +57,18 @@ void kflush_memcpy_persist(void *dst, const void *src, size_t n);
 /* String, fault-safe copy and page routines. */
 void *kflush_memcpy(void *dst, const void *src, size_t n);
 size_t kflush_copy_safe(void *dst, const void *src, size_t n);
+/*
+ * siginfo_t is POSIX, not ISO C: <signal.h> has it only when the program
+ * asks for POSIX.1b or later (-std=gnu*, C++, _POSIX_C_SOURCE >= 199309L,
+ * _XOPEN_SOURCE >= 500, _DEFAULT_SOURCE, _GNU_SOURCE), and so has every
+ * program that can install an SA_SIGINFO handler to call this from. glibc
+ * marks the type with __siginfo_t_defined (its SA_SIGINFO comes with plain
+ * POSIX.1 too, without the type); other C libraries define SA_SIGINFO and
+ * siginfo_t together.
+ */
+#if defined(__siginfo_t_defined) || (!defined(__GLIBC__) && defined(SA_SIGINFO))
 int kflush_fault_handler(int sig, siginfo_t *info, void *ucontext);
+#endif
 void kflush_clear_page(void *page);
 void kflush_clear_pages(void *addr, size_t npages);
 void kflush_clear_pages_flushcache(void *addr, size_t npages);

@@ -80,5 +80,6 @@ extern uint64_t kflush_cpu_raw;
 extern unsigned int kflush_clflush_size;
 
 void kflush_cpu_detect(void);
+uint64_t kflush_cpu_vendor_features(const char *vendor, uint32_t eax1, uint64_t cpuid_features);
 
 #endif /* KFLUSH_INTERNAL_H */

@@ -4,6 +4,7 @@ KFLUSH_SOURCES = \
 	lib/internal.h \
 	lib/registry.c \
 	lib/x86_64/cpu.c \
+	lib/x86_64/cpu_vendor.c \
 	lib/x86_64/flush.h \
 	lib/x86_64/flush.c \
 	lib/x86_64/flushcache.h \

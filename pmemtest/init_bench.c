@@ -57,7 +57,11 @@ static void usage(FILE *f)
 		"  -h, --help               this help\n");
 }
 
-static int parse_methods(const char *s, unsigned int *out)
+/*
+ * A comma list of methods into *out. "all" means every method in allowed;
+ * a method outside it is a usage error naming what (the option or variable).
+ */
+static int parse_methods(const char *s, const char *what, unsigned int allowed, unsigned int *out)
 {
 	char buf[256], *save = NULL;
 
@@ -69,15 +73,17 @@ static int parse_methods(const char *s, unsigned int *out)
 		int m;
 
 		if (strcmp(t, "all") == 0) {
-			*out = ALL_METHODS;
+			*out = allowed;
 			continue;
 		}
 		for (m = 0; m < RP_NR_METHODS; m++)
 			if (strcmp(t, ib_method_name((enum rp_method)m)) == 0)
 				break;
 		if (m == RP_NR_METHODS)
-			pm_die_usage("--methods: unknown method '%s' (slow, generic, fixed, wide, pmem2, memcpy, roof, all)",
-				     t);
+			pm_die_usage("%s: unknown method '%s' (slow, generic, fixed, wide, pmem2, memcpy, roof, all)",
+				     what, t);
+		if (!(allowed & (1u << m)))
+			pm_die_usage("%s: method %s is not verified, so it cannot be corrupted", what, t);
 		*out |= 1u << m;
 	}
 	return *out ? 0 : -1;
@@ -103,6 +109,7 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 		{ "help",        no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	const char *env;
 	unsigned long v;
 	int c, rc;
 
@@ -165,7 +172,7 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 				pm_die_usage("--memmap '%s': expected dev or mem", optarg);
 			break;
 		case 't':
-			if (parse_methods(optarg, &o->methods))
+			if (parse_methods(optarg, "--methods", ALL_METHODS, &o->methods))
 				pm_die_usage("--methods '%s': expected a comma list of methods", optarg);
 			break;
 		case 'r':
@@ -219,6 +226,11 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 	}
 	if (optind < argc)
 		pm_die_usage("init-bench: unexpected argument '%s'", argv[optind]);
+	/* Test only: proves that a wrong struct page fails the run. */
+	env = getenv("PMEMTEST_TEST_CORRUPT");
+	if (env && *env && parse_methods(env, "PMEMTEST_TEST_CORRUPT",
+					 ib_checked_methods(), &o->corrupt))
+		pm_die_usage("PMEMTEST_TEST_CORRUPT '%s': expected a comma list of methods", env);
 	if (o->replay_out && o->mode < 0)
 		pm_die_usage("--replay-out: say which namespace with --mode fsdax|devdax");
 	if (!rp_kernel_has_size(o->kernel, o->sp)) {
@@ -387,7 +399,14 @@ static void configure(const struct pm_global *g, const struct ib_opts *o, struct
 			"--memmap dev --force writes it into the target\n", g->dev);
 }
 
-static int bench_ns(const struct pm_global *g, const struct ib_opts *o, struct ib_ns *ns)
+/*
+ * Every method runs --repeat times, and every run of a checked method is
+ * verified. A mismatch ends the run after the round it happened in, so
+ * every method gets a verdict from its own runs; the report still comes
+ * out, with the verdicts, and the exit status is a failure.
+ */
+static int bench_ns(const struct pm_global *g, const struct ib_opts *o, struct ib_ns *ns,
+		    bool *mismatch)
 {
 	static uint64_t pfns[IB_NR_SAMPLES];
 	struct ib_result res[RP_NR_METHODS];
@@ -397,6 +416,7 @@ static int bench_ns(const struct pm_global *g, const struct ib_opts *o, struct i
 	uint64_t seed = o->seed ? o->seed : 1;
 	bool tty = isatty(STDERR_FILENO) && !g->quiet;
 	int rc = PM_EXIT_OK, bad = 0;
+	char failed[128];
 
 	memset(res, 0, sizeof(res));
 	for (int m = 0; m < RP_NR_METHODS; m++) {
@@ -413,6 +433,7 @@ static int bench_ns(const struct pm_global *g, const struct ib_opts *o, struct i
 		}
 		res[m].m = (enum rp_method)m;
 		res[m].run = true;
+		res[m].verdict = ib_method_checked((enum rp_method)m) ? IB_PASSED : IB_NOT_CHECKED;
 		res[m].samples = calloc(o->repeat, sizeof(double));
 		if (!res[m].samples) {
 			pm_err("out of memory");
@@ -431,49 +452,62 @@ static int bench_ns(const struct pm_global *g, const struct ib_opts *o, struct i
 	/* One untimed pass, so the first timed run does not pay for the TLB. */
 	run_once(ns, RP_ROOF, NULL, o->threads, false, line);
 	for (unsigned int rep = 0; rep < o->repeat && !bad; rep++) {
-		for (int m = 0; m < RP_NR_METHODS && !bad; m++) {
+		for (int m = 0; m < RP_NR_METHODS; m++) {
+			bool check = ib_method_checked((enum rp_method)m);
 			size_t n = 0;
+			int wrong;
 
 			if (!res[m].run)
 				continue;
-			if (m != RP_ROOF) {
+			if (check) {
 				n = ib_pick_samples(ns, &seed, pfns);
 				ib_poison(ns, pfns, n);
 			}
 			res[m].samples[rep] = run_once(ns, (enum rp_method)m, fns[m], o->threads,
 						      o->cpu_clock, line);
-			if (m != RP_ROOF)
-				bad = ib_verify(ns, (enum rp_method)m, pfns, n);
+			res[m].runs++;
+			if (check) {
+				if (o->corrupt & (1u << m))
+					ib_test_corrupt(ns, (enum rp_method)m, pfns, n);
+				wrong = ib_verify(ns, (enum rp_method)m, pfns, n);
+				if (wrong)
+					res[m].verdict = IB_FAILED;
+				bad += wrong;
+			}
 			if (tty)
 				progress(ns, ++done, nm * o->repeat);
 		}
 	}
-	if (bad) {
-		pm_err("%s: verification failed: %d struct pages or pageblocks wrong", ns->name, bad);
-		rc = PM_EXIT_FAIL;
-		goto out;
-	}
+	if (tty && bad)
+		progress(ns, nm * o->repeat, nm * o->repeat);
 	for (int m = 0; m < RP_NR_METHODS; m++) {
 		double *tmp;
 
 		if (!res[m].run)
 			continue;
-		tmp = malloc(o->repeat * sizeof(double));
+		tmp = malloc(res[m].runs * sizeof(double));
 		if (!tmp) {
 			rc = PM_EXIT_FAIL;
 			goto out;
 		}
-		memcpy(tmp, res[m].samples, o->repeat * sizeof(double));
-		pm_summarise(tmp, o->repeat, &res[m].s);
+		memcpy(tmp, res[m].samples, res[m].runs * sizeof(double));
+		pm_summarise(tmp, res[m].runs, &res[m].s);
 		free(tmp);
 	}
 	if (g->json)
-		ib_report_json_ns(ns, o, res, true);
+		ib_report_json_ns(ns, res);
 	else if (g->csv)
 		ib_report_csv(ns, o, res);
 	else
 		ib_report_table(ns, o, res);
-	if (o->replay_out)
+	if (bad) {
+		ib_failed_list(res, failed, sizeof(failed));
+		pm_err("%s: verification failed for %s: %d sample or pageblock mismatches",
+		       ns->name, failed, bad);
+		rc = PM_EXIT_FAIL;
+		*mismatch = true;
+	}
+	if (o->replay_out && !rc)
 		rc = ib_dump_replay(ns, o->replay_out);
 out:
 	ib_storage_close(ns);
@@ -488,6 +522,7 @@ int cmd_init_bench(const struct pm_global *g, int argc, char **argv)
 	struct ib_opts o;
 	int nr, rc = PM_EXIT_OK;
 	struct pm_global gl;
+	bool mismatch = false;
 	char b1[32];
 
 	if (parse_opts(argc, argv, &o))
@@ -529,8 +564,9 @@ int cmd_init_bench(const struct pm_global *g, int argc, char **argv)
 	if (g->csv)
 		ib_report_csv_header();
 	for (int i = 0; i < nr && !rc; i++)
-		rc = bench_ns(g, &o, &ns[i]);
-	if (!rc && g->json)
+		rc = bench_ns(g, &o, &ns[i], &mismatch);
+	/* A namespace that failed verification is in the document too. */
+	if ((!rc || mismatch) && g->json)
 		ib_report_json_end(&o);
 out:
 	for (int i = 0; i < nr; i++)

@@ -34,6 +34,7 @@ struct ib_opts {
 	bool force;		/* --force after the command: same as the global one */
 	const char *variant;	/* --variant: memcpy_flushcache variant for generic */
 	const char *replay_out;	/* --replay-out: write the replayed memmap there */
+	unsigned int corrupt;	/* PMEMTEST_TEST_CORRUPT (test only): 1 << enum rp_method */
 };
 
 /* One namespace to replay. */
@@ -88,8 +89,11 @@ void ib_storage_close(struct ib_ns *ns);
 
 /* init_verify.c: sample pfns (IB_NR_SAMPLES), poison them, check them. */
 #define IB_NR_SAMPLES 4096
+bool ib_method_checked(enum rp_method m);
+unsigned int ib_checked_methods(void);
 size_t ib_pick_samples(const struct ib_ns *ns, uint64_t *seed, uint64_t *pfn);
 void ib_poison(const struct ib_ns *ns, const uint64_t *pfn, size_t n);
+void ib_test_corrupt(const struct ib_ns *ns, enum rp_method m, const uint64_t *pfn, size_t n);
 int ib_verify(const struct ib_ns *ns, enum rp_method m, const uint64_t *pfn, size_t n);
 
 /* init_dump.c: the replayed memmap to a file, for tools/vm/memmap-cmp.c. */
@@ -103,21 +107,33 @@ struct ib_dump_header {
 };
 int ib_dump_replay(const struct ib_ns *ns, const char *path);
 
-/* init_report.c */
+/* What a method's runs gave: verified by init_verify.c, reported by init_report.c. */
+enum ib_verdict {
+	IB_NOT_CHECKED,		/* roof: writes no struct pages */
+	IB_PASSED,		/* every run's samples and pageblocks matched */
+	IB_FAILED,		/* some run's did not */
+};
+
 struct ib_result {
 	enum rp_method m;
 	double *samples;	/* ms, in run order */
+	unsigned int runs;	/* samples taken: --repeat, or fewer after a mismatch */
 	struct pm_summary s;
+	enum ib_verdict verdict;	/* what ib_verify() found, never assumed */
 	bool run;
 };
+
+/* init_verify.c: the failed methods, comma separated, for the summary line. */
+void ib_failed_list(const struct ib_result *res, char *buf, size_t len);
+
+/* init_report.c */
 const char *ib_method_name(enum rp_method m);
 bool ib_method_durable(enum rp_method m);
 void ib_report_table(const struct ib_ns *ns, const struct ib_opts *o, struct ib_result *r);
 void ib_report_csv_header(void);
 void ib_report_csv(const struct ib_ns *ns, const struct ib_opts *o, struct ib_result *r);
 /* json: collects namespaces into one document printed by ib_report_json_end(). */
-void ib_report_json_ns(const struct ib_ns *ns, const struct ib_opts *o, struct ib_result *r,
-		       bool verified);
+void ib_report_json_ns(const struct ib_ns *ns, struct ib_result *r);
 void ib_report_json_end(const struct ib_opts *o);
 
 #endif /* PMEMTEST_INIT_BENCH_H */

@@ -43,6 +43,20 @@ static void seed_means(const struct ib_ns *ns, double *slow, double *generic, do
 	}
 }
 
+static const char *verdict_word(enum ib_verdict v)
+{
+	return v == IB_PASSED ? "yes" : v == IB_FAILED ? "NO" : "-";
+}
+
+/* Every method runs the same rounds; a mismatch stops them all early. */
+static unsigned int runs_of(const struct ib_result *r)
+{
+	for (int m = 0; m < RP_NR_METHODS; m++)
+		if (r[m].run)
+			return r[m].runs;
+	return 0;
+}
+
 static double ratio(const struct ib_result *r, enum rp_method ref, enum rp_method m)
 {
 	if (!r[ref].run || !r[m].run || r[m].s.median <= 0)
@@ -77,10 +91,12 @@ void ib_report_table(const struct ib_ns *ns, const struct ib_opts *o, struct ib_
 		       ns->name, ns->altmap ? " its altmap lies before the device" : "");
 	if (o->variant)
 		printf("  generic calls the %s variant of memcpy_flushcache (--variant)\n", o->variant);
-	printf("  average of %u rebinds, %u thread%s, %s time; ratios from medians (x slow = slow/method)\n",
-	       o->repeat, o->threads, o->threads == 1 ? "" : "s", o->cpu_clock ? "CPU" : "wall");
-	printf("  %-8s %-4s %9s %9s %8s %9s %7s %7s %9s %7s %7s\n", "method", "nt", "mean ms",
-	       "median", "stddev", "min ms", "GB/s", "x slow", "x generic", "x pmem2", "of roof");
+	printf("  average of %u rebinds%s, %u thread%s, %s time; ratios from medians (x slow = slow/method)\n",
+	       runs_of(r), runs_of(r) < o->repeat ? " (stopped by a verification failure)" : "",
+	       o->threads, o->threads == 1 ? "" : "s", o->cpu_clock ? "CPU" : "wall");
+	printf("  %-8s %-4s %9s %9s %8s %9s %7s %7s %9s %7s %7s %8s\n", "method", "nt", "mean ms",
+	       "median", "stddev", "min ms", "GB/s", "x slow", "x generic", "x pmem2", "of roof",
+	       "verified");
 	for (int m = 0; m < RP_NR_METHODS; m++) {
 		const struct pm_summary *s = &r[m].s;
 
@@ -93,7 +109,7 @@ void ib_report_table(const struct ib_ns *ns, const struct ib_opts *o, struct ib_
 		put_ratio(ratio(r, RP_GENERIC, (enum rp_method)m), 9);
 		put_ratio(ratio(r, RP_PMEM2, (enum rp_method)m), 7);
 		put_ratio(ratio(r, RP_ROOF, (enum rp_method)m), 7);
-		printf("\n");
+		printf(" %8s\n", verdict_word(r[m].verdict));
 	}
 	seed_means(ns, &ss, &sg, &sf);
 	printf("  seed (%s, Ice Lake VM, means): slow/fixed %.2f  generic/fixed %.2f\n",
@@ -110,7 +126,7 @@ void ib_report_table(const struct ib_ns *ns, const struct ib_opts *o, struct ib_
 
 void ib_report_csv_header(void)
 {
-	printf("namespace,mode,map,size,align,struct_page,threads,clock,method,nt,rep,ms,gbps\n");
+	printf("namespace,mode,map,size,align,struct_page,threads,clock,method,nt,rep,ms,gbps,verified\n");
 }
 
 void ib_report_csv(const struct ib_ns *ns, const struct ib_opts *o, struct ib_result *r)
@@ -118,11 +134,14 @@ void ib_report_csv(const struct ib_ns *ns, const struct ib_opts *o, struct ib_re
 	for (int m = 0; m < RP_NR_METHODS; m++) {
 		if (!r[m].run)
 			continue;
-		for (unsigned int i = 0; i < o->repeat; i++)
-			printf("%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%u,%u,%s,%s,%d,%u,%.4f,%.3f\n", ns->name,
+		/* verified: 1 or 0 from the check, empty for the unchecked roof. */
+		const char *v = r[m].verdict == IB_PASSED ? "1" : r[m].verdict == IB_FAILED ? "0" : "";
+
+		for (unsigned int i = 0; i < r[m].runs; i++)
+			printf("%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%u,%u,%s,%s,%d,%u,%.4f,%.3f,%s\n", ns->name,
 			       ns->devdax ? "devdax" : "fsdax", ns->altmap ? "dev" : "mem", ns->size,
 			       ns->align, ns->sp, o->threads, o->cpu_clock ? "cpu" : "wall", methods[m].name, methods[m].durable, i,
-			       r[m].samples[i], (double)ns->written / (r[m].samples[i] * 1e6));
+			       r[m].samples[i], (double)ns->written / (r[m].samples[i] * 1e6), v);
 	}
 }
 
@@ -139,10 +158,16 @@ static json_object *jratio(double v)
 	return v > 0 ? json_object_new_double(v) : NULL;
 }
 
-void ib_report_json_ns(const struct ib_ns *ns, const struct ib_opts *o, struct ib_result *r,
-		       bool verified)
+/* A method's verdict: true or false from the check, null when not checked. */
+static json_object *jverdict(enum ib_verdict v)
+{
+	return v == IB_NOT_CHECKED ? NULL : json_object_new_boolean(v == IB_PASSED);
+}
+
+void ib_report_json_ns(const struct ib_ns *ns, struct ib_result *r)
 {
 	json_object *j = json_object_new_object(), *ms = json_object_new_array();
+	bool verified = true;
 
 	if (!json_doc) {
 		json_doc = json_object_new_object();
@@ -170,6 +195,10 @@ void ib_report_json_ns(const struct ib_ns *ns, const struct ib_opts *o, struct i
 	json_object_object_add(j, "granularity", ns->gran ? json_object_new_string(ns->gran) : NULL);
 	json_object_object_add(j, "granularity_forced", json_object_new_boolean(ns->gran_forced));
 	json_object_object_add(j, "data_area", json_object_new_boolean(ns->data_only));
+	/* The namespace is verified when no checked method failed. */
+	for (int m = 0; m < RP_NR_METHODS; m++)
+		if (r[m].run && r[m].verdict == IB_FAILED)
+			verified = false;
 	json_object_object_add(j, "verified", json_object_new_boolean(verified));
 	for (int m = 0; m < RP_NR_METHODS; m++) {
 		json_object *x, *sa;
@@ -178,10 +207,11 @@ void ib_report_json_ns(const struct ib_ns *ns, const struct ib_opts *o, struct i
 			continue;
 		x = json_object_new_object();
 		sa = json_object_new_array();
-		for (unsigned int i = 0; i < o->repeat; i++)
+		for (unsigned int i = 0; i < r[m].runs; i++)
 			json_object_array_add(sa, jdouble(r[m].samples[i]));
 		json_object_object_add(x, "method", json_object_new_string(methods[m].name));
 		json_object_object_add(x, "nt", json_object_new_boolean(methods[m].durable));
+		json_object_object_add(x, "verified", jverdict(r[m].verdict));
 		json_object_object_add(x, "samples_ms", sa);
 		json_object_object_add(x, "mean_ms", jdouble(r[m].s.mean));
 		json_object_object_add(x, "median_ms", jdouble(r[m].s.median));

@@ -6,6 +6,7 @@
  * writing wrong.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "init_bench.h"
@@ -20,6 +21,23 @@ static uint64_t rng_next(uint64_t *s)
 	x ^= x >> 7;
 	x ^= x << 17;
 	return *s = x;
+}
+
+/* The roof streams one template line over the array: no struct page to compare. */
+bool ib_method_checked(enum rp_method m)
+{
+	return m != RP_ROOF;
+}
+
+/* The methods ib_method_checked() says yes to, as 1 << enum rp_method. */
+unsigned int ib_checked_methods(void)
+{
+	unsigned int v = 0;
+
+	for (int m = 0; m < RP_NR_METHODS; m++)
+		if (ib_method_checked((enum rp_method)m))
+			v |= 1u << m;
+	return v;
 }
 
 /* First, last, pageblock edges, compound heads/tails, and random pfns. */
@@ -74,6 +92,34 @@ void ib_poison(const struct ib_ns *ns, const uint64_t *pfn, size_t n)
 	memset(ns->rp.pageblock, 0, (size_t)(ns->npfns / RP_PAGEBLOCK_NR / 2 + 1));
 }
 
+/*
+ * PMEMTEST_TEST_CORRUPT, test only: after method m's run, flip the last
+ * byte of one struct page among the samples ib_verify() will compare, and
+ * say which, so a test can check that the verifier names the same page and
+ * byte. The last byte, because a verifier comparing less than the whole
+ * struct page misses it first.
+ */
+void ib_test_corrupt(const struct ib_ns *ns, enum rp_method m, const uint64_t *pfn, size_t n)
+{
+	uint64_t dummy[12];
+
+	/* From the middle: a random pfn, not the first or last one. */
+	for (size_t k = 0; k < n; k++) {
+		size_t i = (n / 2 + k) % n;
+		unsigned char *p;
+
+		if (!rp_expect(&ns->rp, pfn[i], dummy))
+			continue;
+		p = (unsigned char *)rp_page(&ns->rp, pfn[i]);
+		p[ns->sp - 1] ^= 0xff;
+		fprintf(stderr, "%s: PMEMTEST_TEST_CORRUPT: %s: method %s: flipped byte %u of the struct page of pfn %#"
+			PRIx64 " (sample %zu of %zu)\n", pm_progname, ns->name, ib_method_name(m), ns->sp - 1, pfn[i], i, n);
+		return;
+	}
+	pm_err("%s: PMEMTEST_TEST_CORRUPT: no sample of method %s is initialised",
+	       ns->name, ib_method_name(m));
+}
+
 /* Compare the samples with the slow path's bytes; 0 or the mismatches. */
 int ib_verify(const struct ib_ns *ns, enum rp_method m, const uint64_t *pfn, size_t n)
 {
@@ -90,7 +136,7 @@ int ib_verify(const struct ib_ns *ns, enum rp_method m, const uint64_t *pfn, siz
 			if (got[b] != exp[b]) {
 				if (!bad)
 					pm_err("%s: method %s wrote the wrong struct page for pfn %#" PRIx64
-					       " (byte %u: %#04x, expected %#04x)", ns->name,
+					       " (byte %u: 0x%02x, expected 0x%02x)", ns->name,
 					       ib_method_name(m), pfn[i], b, got[b], exp[b]);
 				break;
 			}
@@ -111,4 +157,16 @@ int ib_verify(const struct ib_ns *ns, enum rp_method m, const uint64_t *pfn, siz
 		}
 	}
 	return bad;
+}
+
+/* A comma list of the methods whose verdict is failed, for the summary line. */
+void ib_failed_list(const struct ib_result *res, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int m = 0; m < RP_NR_METHODS && at < len; m++)
+		if (res[m].run && res[m].verdict == IB_FAILED)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "",
+					       ib_method_name((enum rp_method)m));
 }

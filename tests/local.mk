@@ -121,6 +121,28 @@ tests_test_pmemtest_replay_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLA
 tests_test_pmemtest_replay_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
 	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
 
+# pmemtest's verification must fail on a corrupted sampled struct page
+# (PMEMTEST_TEST_CORRUPT), and "verified" must come from the check.
+TESTS += tests/test_pmemtest_verify.sh
+EXTRA_DIST += tests/test_pmemtest_verify.sh
+
+# pmemtest --force: the bytes that change are exactly the announced range.
+TESTS += tests/test_pmemtest_force.sh
+EXTRA_DIST += tests/test_pmemtest_force.sh
+
+# <kflush.h> in every language mode, with each installed compiler (issue 8)
+TESTS += tests/header-compile.sh
+EXTRA_DIST += tests/header-compile.sh
+
+# CPU features as the kernel derives them (issue 8): the vendor rule is
+# compiled in (the library does not export it) and fed synthetic CPUIDs;
+# the host's features are compared with /proc/cpuinfo.
+check_PROGRAMS += tests/test_cpu
+TESTS += tests/test_cpu
+tests_test_cpu_SOURCES = tests/test_cpu.c lib/x86_64/cpu_vendor.c
+tests_test_cpu_CFLAGS = $(TEST_CFLAGS)
+tests_test_cpu_LDADD = $(TEST_LIBS)
+
 # pmemtest's replay against struct page bytes written out by hand from the kernel sources
 check_PROGRAMS += tests/test_pmemtest_oracle
 TESTS += tests/test_pmemtest_oracle

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * CPU feature detection (CPUID + XGETBV) and the KFLUSH_HWCAPS mask.
+ * CPU feature detection (CPUID + XGETBV) and the KFLUSH_HWCAPS mask. The
+ * features the kernel derives from vendor and model are in cpu_vendor.c.
  */
 #include <cpuid.h>
 #include <stdio.h>
@@ -31,32 +32,9 @@ static uint64_t xgetbv0(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-static unsigned int family_of(uint32_t eax1)
-{
-	unsigned int family = (eax1 >> 8) & 0xf;
-
-	if (family == 0xf)
-		family += (eax1 >> 20) & 0xff;
-	return family;
-}
-
-/*
- * REP_GOOD is not a CPUID bit: the kernel sets it for Intel family 6 and
- * AMD family >= 0x10 (fast string microcode). Intel's newer families
- * (0x12 onward) keep fast strings, so they count too.
- */
-static int rep_good(const char vendor[13], unsigned int family)
-{
-	if (strcmp(vendor, "GenuineIntel") == 0)
-		return family == 6 || family >= 0x12;
-	if (strcmp(vendor, "AuthenticAMD") == 0 || strcmp(vendor, "HygonGenuine") == 0)
-		return family >= 0x10;
-	return 0;
-}
-
 static uint64_t detect(void)
 {
-	unsigned int eax, ebx, ecx, edx, max, max_ext;
+	unsigned int eax, ebx, ecx, edx, max, max_ext, eax1;
 	uint64_t f = 0, xcr0 = 0;
 	char vendor[13];
 
@@ -68,6 +46,7 @@ static uint64_t detect(void)
 	vendor[12] = '\0';
 
 	__cpuid(1, eax, ebx, ecx, edx);
+	eax1 = eax;
 	if (edx & bit_SSE2)
 		f |= KFLUSH_CPU_SSE2;
 	if (edx & (1U << 19)) {
@@ -75,8 +54,6 @@ static uint64_t detect(void)
 		if ((ebx >> 8) & 0xff)
 			kflush_clflush_size = ((ebx >> 8) & 0xff) * 8;
 	}
-	if (rep_good(vendor, family_of(eax)))
-		f |= KFLUSH_CPU_REP_GOOD;
 	/* AVX state must be enabled by the OS, not only present in the CPU. */
 	if ((ecx & bit_OSXSAVE) && (ecx & bit_AVX))
 		xcr0 = xgetbv0();
@@ -115,7 +92,7 @@ static uint64_t detect(void)
 		if (ebx & 1U)
 			f |= KFLUSH_CPU_CLZERO;
 	}
-	return f;
+	return f | kflush_cpu_vendor_features(vendor, eax1, f);
 }
 
 static uint64_t feature_by_name(const char *name, size_t len)
