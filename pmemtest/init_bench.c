@@ -33,7 +33,10 @@ static void usage(FILE *f)
 		"  -s, --size SIZE          namespace size (K/M/G/T suffixes)\n"
 		"  -a, --align 4K|2M|1G     alignment; for devdax the compound page size\n"
 		"  -m, --mode fsdax|devdax  namespace mode (without --dev: run only that one)\n"
-		"  -p, --struct-page N      sizeof(struct page): 56, 64, 72, 80, 88 or 96\n"
+		"  -k, --kernel VERSION     the kernel replayed: 2026 (default, the tree the\n"
+		"                           seed's patches apply to) or 6.1 (Debian 12)\n"
+		"  -p, --struct-page N      sizeof(struct page): 64 (default) or 80; 56 with\n"
+		"                           --kernel 6.1\n"
 		"  -M, --memmap dev|mem     memmap in the target (altmap; needs --force with\n"
 		"                           --dev) or in anonymous memory (vmemmap)\n"
 		"  -t, --methods LIST       comma list of slow,generic,fixed,wide,pmem2,memcpy,\n"
@@ -46,6 +49,9 @@ static void usage(FILE *f)
 		"  -V, --variant NAME       generic calls this memcpy_flushcache variant of the\n"
 		"                           libkflush registry instead of the bound one\n"
 		"  -S, --seed N             seed for the verification's random pfns\n"
+		"      --replay-out FILE    after the runs, write the whole struct page array\n"
+		"                           as the replayed kernel leaves it (needs --mode,\n"
+		"                           no --dev; for tools/vm/memmap-cmp)\n"
 		"  -f, --force              the global --force, also accepted here: allow\n"
 		"                           --memmap dev to overwrite the target\n"
 		"  -h, --help               this help\n");
@@ -90,6 +96,7 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 		{ "align",       required_argument, NULL, 'a' },
 		{ "mode",        required_argument, NULL, 'm' },
 		{ "struct-page", required_argument, NULL, 'p' },
+		{ "kernel",      required_argument, NULL, 'k' },
 		{ "memmap",      required_argument, NULL, 'M' },
 		{ "methods",     required_argument, NULL, 't' },
 		{ "repeat",      required_argument, NULL, 'r' },
@@ -98,6 +105,7 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 		{ "clock",       required_argument, NULL, 'C' },
 		{ "variant",     required_argument, NULL, 'V' },
 		{ "force",       no_argument,       NULL, 'f' },
+		{ "replay-out",  required_argument, NULL, 'O' },
 		{ "help",        no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -108,11 +116,12 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->mode = -1;
 	o->sp = 64;
+	o->kernel = rp_kernel_default();
 	o->methods = ALL_METHODS;
 	o->repeat = 30;
 	o->threads = 1;
 	o->seed = 0x5eed;
-	while ((c = getopt_long(argc, argv, ":s:a:m:p:M:t:r:T:S:C:V:fh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:a:m:p:k:M:t:r:T:S:C:V:fh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			rc = pm_parse_size(optarg, &o->size);
@@ -144,9 +153,15 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 				pm_die_usage("--mode '%s': expected fsdax or devdax", optarg);
 			break;
 		case 'p':
-			if (pm_parse_uint(optarg, 96, &v) || v < 56 || v % 8)
-				pm_die_usage("--struct-page '%s': expected 56, 64, 72, 80, 88 or 96", optarg);
+			if (pm_parse_uint(optarg, 256, &v) || v < 56 || v % 8)
+				pm_die_usage("--struct-page '%s': expected 56, 64 or 80", optarg);
 			o->sp = (unsigned int)v;
+			break;
+		case 'k':
+			o->kernel = rp_kernel_find(optarg);
+			if (!o->kernel)
+				pm_die_usage("--kernel '%s': no model of that kernel (%s)", optarg,
+					     rp_kernel_names());
 			break;
 		case 'M':
 			if (strcmp(optarg, "dev") == 0)
@@ -197,6 +212,9 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 		case 'f':
 			o->force = true;
 			break;
+		case 'O':
+			o->replay_out = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -213,6 +231,14 @@ static int parse_opts(int argc, char **argv, struct ib_opts *o)
 	if (env && *env && parse_methods(env, "PMEMTEST_TEST_CORRUPT",
 					 ib_checked_methods(), &o->corrupt))
 		pm_die_usage("PMEMTEST_TEST_CORRUPT '%s': expected a comma list of methods", env);
+	if (o->replay_out && o->mode < 0)
+		pm_die_usage("--replay-out: say which namespace with --mode fsdax|devdax");
+	if (!rp_kernel_has_size(o->kernel, o->sp)) {
+		char sizes[64];
+
+		pm_die_usage("--struct-page %u: no x86-64 config of kernel %s gives it (%s)", o->sp,
+			     o->kernel->name, rp_kernel_sizes(o->kernel, sizes, sizeof(sizes)));
+	}
 	return 0;
 }
 
@@ -348,6 +374,7 @@ static void configure(const struct pm_global *g, const struct ib_opts *o, struct
 	if (o->mode >= 0)
 		ns->devdax = o->mode == 1;
 	ns->sp = o->sp;
+	ns->kernel = o->kernel;
 	if (!g->dev) {
 		ns->altmap = o->memmap != IB_MEMMAP_MEM;
 		return;
@@ -480,6 +507,8 @@ static int bench_ns(const struct pm_global *g, const struct ib_opts *o, struct i
 		rc = PM_EXIT_FAIL;
 		*mismatch = true;
 	}
+	if (o->replay_out && !rc)
+		rc = ib_dump_replay(ns, o->replay_out);
 out:
 	ib_storage_close(ns);
 	for (int m = 0; m < RP_NR_METHODS; m++)
@@ -506,6 +535,8 @@ int cmd_init_bench(const struct pm_global *g, int argc, char **argv)
 	gl = *g;
 	gl.force = g->force || o.force;
 	g = &gl;
+	if (g->dev && o.replay_out)
+		pm_die_usage("--replay-out: only the embedded namespaces (no --dev)");
 	if (g->dev) {
 		rc = ib_describe_target(g, &o, &ns[0]);
 		if (rc) {

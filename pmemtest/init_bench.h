@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kmodel.h"
 #include "pmemtest.h"
 #include "replay.h"
 #include "stats.h"
@@ -14,6 +15,7 @@
 #define IB_DEFAULT_ALIGN	(2ULL << 20)
 #define IB_BASE_PFN		(1ULL << 26)	/* namespaces start at 256 GiB */
 #define IB_MAX_SIZE		(1ULL << 52)	/* x86-64's physical address space */
+#define IB_INFO_BYTES		8192		/* nd_pfn's info block: SZ_8K, the altmap's reserve */
 
 enum ib_memmap { IB_MEMMAP_UNSET, IB_MEMMAP_DEV, IB_MEMMAP_MEM };
 
@@ -22,6 +24,7 @@ struct ib_opts {
 	uint64_t align;		/* 0: from the target / default */
 	int mode;		/* -1 unset, 0 fsdax, 1 devdax */
 	unsigned int sp;
+	const struct rp_kernel *kernel;	/* --kernel */
 	enum ib_memmap memmap;
 	unsigned int methods;	/* 1 << enum rp_method */
 	unsigned int repeat;
@@ -30,6 +33,7 @@ struct ib_opts {
 	bool cpu_clock;
 	bool force;		/* --force after the command: same as the global one */
 	const char *variant;	/* --variant: memcpy_flushcache variant for generic */
+	const char *replay_out;	/* --replay-out: write the replayed memmap there */
 	unsigned int corrupt;	/* PMEMTEST_TEST_CORRUPT (test only): 1 << enum rp_method */
 };
 
@@ -48,6 +52,7 @@ struct ib_ns {
 	bool vmemmap_opt;	/* map=mem compound pages: 128 struct pages each */
 	uint64_t size, align;
 	unsigned int sp;
+	const struct rp_kernel *kernel;	/* NULL: rp_kernel_default() */
 	uint64_t npfns;
 	uint64_t memmap_bytes;	/* the whole struct page array */
 	uint64_t write_lo, write_hi;	/* bytes of the array the replay writes */
@@ -90,6 +95,17 @@ size_t ib_pick_samples(const struct ib_ns *ns, uint64_t *seed, uint64_t *pfn);
 void ib_poison(const struct ib_ns *ns, const uint64_t *pfn, size_t n);
 void ib_test_corrupt(const struct ib_ns *ns, enum rp_method m, const uint64_t *pfn, size_t n);
 int ib_verify(const struct ib_ns *ns, enum rp_method m, const uint64_t *pfn, size_t n);
+
+/* init_dump.c: the replayed memmap to a file, for tools/vm/memmap-cmp.c. */
+#define IB_DUMP_MAGIC "pmemtest-memmap"
+struct ib_dump_header {
+	char magic[16];
+	uint64_t version, sp, base_pfn, npfns, start_pfn, end_pfn;
+	uint64_t memmap_addr;	/* where pfn base_pfn's struct page was */
+	uint64_t pgmap;		/* the value replayed into page->pgmap */
+	char kernel[16];	/* the model's name */
+};
+int ib_dump_replay(const struct ib_ns *ns, const char *path);
 
 /* What a method's runs gave: verified by init_verify.c, reported by init_report.c. */
 enum ib_verdict {

@@ -138,9 +138,13 @@ static uint64_t round_up(uint64_t v, uint64_t a)
 
 /*
  * memmap_init_zone_device()'s range. With an altmap the first pfns hold the
- * memmap itself and are skipped (vmem_altmap_offset()), the data starting
- * at the next alignment boundary; compound pages cover whole aligned
- * blocks. Returns 0, or PM_EXIT_FAIL with a message.
+ * info block and the memmap itself and are skipped (vmem_altmap_offset()):
+ * drivers/nvdimm/pfn_devs.c nd_pfn_init() puts the data at
+ * ALIGN(start + SZ_8K + MAX_STRUCT_PAGE_SIZE (64) * npfns, align), npfns
+ * counting the pfns after the 8 KiB info block and align at least
+ * memremap_compat_align() (2 MiB); larger struct pages need
+ * page_struct_override and take their own size. Compound pages cover
+ * whole aligned blocks. Returns 0, or PM_EXIT_FAIL with a message.
  */
 int ib_geometry(struct ib_ns *ns)
 {
@@ -158,8 +162,13 @@ int ib_geometry(struct ib_ns *ns)
 	 * them: the embedded namespaces and files. A real devdax device is
 	 * already the data area after the kernel's memmap (data_only).
 	 */
-	if (ns->altmap && !ns->data_only)
-		start = round_up(round_up(ns->memmap_bytes, 4096) >> RP_PAGE_SHIFT, apfns);
+	if (ns->altmap && !ns->data_only && ns->size > IB_INFO_BYTES) {
+		uint64_t sb_npfns = (ns->size - IB_INFO_BYTES) >> RP_PAGE_SHIFT;
+		uint64_t a = ns->align > (2ULL << 20) ? ns->align : 2ULL << 20;
+
+		start = round_up(IB_INFO_BYTES + (ns->sp > 64 ? ns->sp : 64) * sb_npfns, a) >>
+			RP_PAGE_SHIFT;
+	}
 	end = ns->npfns < start ? start : start + (ns->npfns - start) / ppc * ppc;
 	if (end <= start) {
 		char b3[32];
@@ -172,6 +181,7 @@ int ib_geometry(struct ib_ns *ns)
 		return PM_EXIT_FAIL;
 	}
 	memset(r, 0, sizeof(*r));
+	r->k = ns->kernel ? ns->kernel : rp_kernel_default();
 	r->sp = ns->sp;
 	r->sp_rt = ns->sp;
 	r->base_pfn = IB_BASE_PFN;

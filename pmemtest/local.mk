@@ -6,7 +6,9 @@ pmemtest_pmemtest_SOURCES = pmemtest/main.c pmemtest/pmemtest.h \
 	pmemtest/info.c \
 	pmemtest/init_bench.c pmemtest/init_bench.h \
 	pmemtest/init_target.c pmemtest/init_report.c pmemtest/init_verify.c \
+	pmemtest/init_dump.c \
 	pmemtest/replay.c pmemtest/replay.h pmemtest/replay_impl.h \
+	pmemtest/kmodel.c pmemtest/kmodel.h \
 	pmemtest/bench.h pmemtest/bench.c pmemtest/bench_report.c \
 	pmemtest/copy_bench.h pmemtest/copy_bench.c pmemtest/copy_bench_sp.c \
 	pmemtest/copy_bench_str.c \

@@ -51,7 +51,7 @@ void rp_template_line(const struct rp_ns *ns, void *line64)
 	default: break;
 	}
 	if (ns->ppc > 1)
-		prep_tail(&t, (uintptr_t)rp_page(ns, ns->start_pfn));
+		prep_tail(ns, &t, (uintptr_t)rp_page(ns, ns->start_pfn), ns->sp);
 	memcpy(line64, &t, 64);
 }
 
@@ -88,13 +88,13 @@ bool rp_expect(const struct rp_ns *ns, uint64_t pfn, void *out)
 	}
 	if (ns->ppc > 1) {
 		if (idx == 0) {
-			s.flags |= 1ULL << PG_HEAD;
+			s.flags |= 1ULL << ns->k->pg_head;
 		} else {
-			prep_tail(&s, (uintptr_t)rp_page(ns, head));
+			prep_tail(ns, &s, (uintptr_t)rp_page(ns, head), ns->sp);
 			if (idx == 1)
-				prep_page1(&s, ns->order);
+				prep_page1(ns, &s, ns->sp);
 			else if (idx == 2)
-				prep_page2(&s, self, ns->order);
+				prep_page2(ns, &s, self);
 		}
 	}
 	memcpy(out, &s, ns->sp);
@@ -106,4 +106,27 @@ unsigned int rp_pageblock_get(const struct rp_ns *ns, uint64_t pfn)
 	uint64_t pb = (pfn - ns->base_pfn) / RP_PAGEBLOCK_NR;
 
 	return (ns->pageblock[pb / 2] >> ((pb & 1) * 4)) & 0xf;
+}
+
+/*
+ * memmap_init_range() for ZONE_DEVICE with an altmap (MEMINIT_HOTPLUG): the
+ * pfns holding the memmap itself, after the altmap's reserve, get
+ * __init_single_page() and PG_reserved, and keep their lru self-pointers.
+ * Not timed: the kernel does this outside memmap_init_zone_device().
+ */
+void rp_init_altmap_pages(const struct rp_ns *ns, uint64_t lo, uint64_t hi)
+{
+	for (uint64_t pfn = lo; pfn < hi; pfn++) {
+		struct mm_page *p = (struct mm_page *)rp_page(ns, pfn);
+
+		switch (ns->sp) {
+#define ALT(a, b, sp) case sp: init_single_page(ns, p, (uintptr_t)p, sp); break;
+		RP_FOR_SIZES(ALT, 0, 0)
+#undef ALT
+		default: return;
+		}
+		flags_rmw(p, 0, 1ULL << ns->k->pg_reserved);
+		if (pageblock_aligned(pfn))
+			set_pageblock(ns, pfn);
+	}
 }

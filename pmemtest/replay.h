@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct rp_kernel;
+
 #define RP_PAGE_SHIFT		12
 #define RP_PAGEBLOCK_NR		512	/* pfns per pageblock (order 9) */
 #define RP_VMEMMAP_OPT_NR	128	/* 2 vmemmap pages of 64-byte struct pages */
@@ -32,14 +34,15 @@ typedef void (*rp_pmem2_drain_fn)(void);
 
 /* Read-only during a run; threads share it. */
 struct rp_ns {
-	unsigned int sp;		/* sizeof(struct page): 56..96, multiple of 8 */
+	const struct rp_kernel *k;	/* the kernel version replayed (kmodel.h) */
+	unsigned int sp;		/* sizeof(struct page): 56, 64 or 80 */
 	size_t sp_rt;			/* the same, read through volatile by "generic" */
 	uint64_t base_pfn;		/* first pfn of the namespace (1 GiB aligned) */
 	uint64_t start_pfn, end_pfn;	/* the pfns this replay initialises */
 	unsigned int ppc;		/* pfns per compound page, 1 = none */
 	unsigned int compound_nr;	/* struct pages initialised per compound */
 	unsigned int order;		/* log2(ppc) */
-	bool devdax;			/* refcount 1 (MEMORY_DEVICE_GENERIC), else 0 */
+	bool devdax;			/* MEMORY_DEVICE_GENERIC, else MEMORY_DEVICE_FS_DAX */
 	int nid;
 	char *memmap;			/* struct page of pfn p: memmap + (p - base_pfn) * sp */
 	uint8_t *pageblock;		/* 4 bits per pageblock, from base_pfn */
@@ -69,6 +72,8 @@ void rp_template_line(const struct rp_ns *ns, void *line64);
  * (outside the range, or a tail beyond compound_nr).
  */
 bool rp_expect(const struct rp_ns *ns, uint64_t pfn, void *out);
+/* memmap_init_range()'s init of the altmap's own pfns [lo, hi) (not timed). */
+void rp_init_altmap_pages(const struct rp_ns *ns, uint64_t lo, uint64_t hi);
 /* Expected pageblock migratetype nibble for pageblock-aligned pfn. */
 unsigned int rp_pageblock_get(const struct rp_ns *ns, uint64_t pfn);
 

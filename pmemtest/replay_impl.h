@@ -3,22 +3,19 @@
  * The replay's inline core, compiled into replay.c and, with their own -m
  * flags, into the wide-store files. Every loop is instantiated once per
  * struct page size, so the size is a compile-time constant as sizeof(struct
- * page) is in the kernel, and only "generic" hides it on purpose.
+ * page) is in the kernel, and only "generic" hides it on purpose. What
+ * differs between kernel versions comes from the model (ns->k, kmodel.c).
  *
- * pmemtest's struct page model (x86-64, words of 8 bytes):
- *   w0      flags: node 63..54, zone 53..51, last_cpupid 50..30 (when it
- *           fits in flags, i.e. sp < 80), PG_head 6, PG_reserved 13
+ * x86-64 struct page, words of 8 bytes (include/linux/mm_types.h):
+ *   w0      flags: node, zone and last_cpupid fields at the top, PG_* below
  *   w1..w5  union: lru.next/pgmap/compound_head, lru.prev/zone_device_data,
  *           mapping, index, private
  *   w6      _mapcount (low 32 bits), _refcount (high 32 bits)
  *   w7      memcg_data                          (sp >= 64)
- *   w8      virtual, WANT_PAGE_VIRTUAL's __va(pfn) (sp >= 72; pfn-dependent)
- *   w9      _last_cpupid (low 32 bits)          (sp >= 80)
- *   w10     kmsan_shadow                        (sp >= 88)
- *   w11     kmsan_origin                        (sp >= 96)
- * Larger configs add fields at the end, so smaller sizes are truncations.
- * page[1] and page[2] of a compound page take the folio fields below
- * (prep_compound_head()), modelled on the 6.15 folio layout.
+ *   w8, w9  kmsan_shadow, kmsan_origin          (sp 80; zero after init)
+ * Nothing in it depends on the pfn: x86-64 has no WANT_PAGE_VIRTUAL, and
+ * lru's self-pointers are overwritten by pgmap and zone_device_data, so a
+ * template needs no refresh between copies.
  */
 #ifndef PMEMTEST_REPLAY_IMPL_H
 #define PMEMTEST_REPLAY_IMPL_H
@@ -26,38 +23,25 @@
 #include <string.h>
 
 #include "kflush.h"
+#include "kmodel.h"
 #include "replay.h"
 
 #define RP_INLINE static inline __attribute__((always_inline))
-
-#define PG_HEAD			6
-#define PG_RESERVED		13
-#define ZONES_PGSHIFT		51
-#define ZONES_MASK		7ULL
-#define NODES_PGSHIFT		54
-#define NODES_MASK		0x3ffULL
-#define LAST_CPUPID_PGSHIFT	30
-#define LAST_CPUPID_MASK	0x1fffffULL
-#define ZONE_DEVICE_IDX		4	/* DMA, DMA32, NORMAL, MOVABLE, DEVICE */
-#define TAIL_MAPPING		0xdead000000000400ULL
-#define PAGE_OFFSET		0xffff888000000000ULL
 
 struct mm_page {
 	uint64_t flags;
 	uint64_t u[5];
 	int32_t mapcount;
 	int32_t refcount;
-	uint64_t memcg_data;
-	uint64_t virt;
-	int32_t last_cpupid;
-	int32_t pad;
-	uint64_t kmsan_shadow;
-	uint64_t kmsan_origin;
+	uint64_t w7;
+	uint64_t w8;
+	uint64_t w9;
 };
 
-/* The kernel writes these fields with plain word stores; so do we. */
+/* The kernel writes these fields with plain stores; so do we. */
 #define W64(lv) (*(volatile uint64_t *)&(lv))
 #define W32(lv) (*(volatile int32_t *)&(lv))
+#define W8(lv) (*(volatile uint8_t *)&(lv))
 
 RP_INLINE bool pageblock_aligned(uint64_t pfn)
 {
@@ -74,16 +58,21 @@ RP_INLINE void set_pageblock(const struct rp_ns *ns, uint64_t pfn)
 	*b = (uint8_t)((*b & ~(0xfu << sh)) | (RP_MIGRATE_MOVABLE << sh));
 }
 
+/* 6.1's pageblock_migratetype_init_range(): every pageblock of [lo, hi). */
+RP_INLINE void set_pageblocks(const struct rp_ns *ns, uint64_t lo, uint64_t hi)
+{
+	for (uint64_t p = (lo + RP_PAGEBLOCK_NR - 1) & ~(uint64_t)(RP_PAGEBLOCK_NR - 1); p < hi;
+	     p += RP_PAGEBLOCK_NR)
+		set_pageblock(ns, p);
+}
+
 /* mm_zero_struct_page(): last word first, one 8-byte store each. */
 RP_INLINE void zero_page(struct mm_page *p, const unsigned int sp)
 {
 	uint64_t *w = (uint64_t *)p;
 
 	switch (sp) {
-	case 96: W64(w[11]) = 0; /* fall through */
-	case 88: W64(w[10]) = 0; /* fall through */
-	case 80: W64(w[9]) = 0; /* fall through */
-	case 72: W64(w[8]) = 0; /* fall through */
+	case 80: W64(w[9]) = 0; W64(w[8]) = 0; /* fall through */
 	case 64: W64(w[7]) = 0; /* fall through */
 	default:
 		W64(w[6]) = 0; W64(w[5]) = 0; W64(w[4]) = 0; W64(w[3]) = 0;
@@ -100,80 +89,100 @@ RP_INLINE uint64_t flags_rmw(struct mm_page *p, uint64_t clear, uint64_t set)
 }
 
 /*
- * __init_single_page() + __init_zone_device_page(). self is the address the
- * struct page really has (p may be a template or a scratch copy).
+ * __init_single_page() for ZONE_DEVICE. self is the address the struct page
+ * really has (p may be a template or a scratch copy).
  */
+RP_INLINE void init_single_page(const struct rp_ns *ns, struct mm_page *p, uint64_t self,
+				const unsigned int sp)
+{
+	const struct rp_kernel *k = ns->k;
+
+	zero_page(p, sp);
+	/* set_page_links() */
+	flags_rmw(p, k->zones_mask << k->zones_pgshift, (uint64_t)k->zone_device << k->zones_pgshift);
+	flags_rmw(p, k->nodes_mask << k->nodes_pgshift,
+		  ((uint64_t)ns->nid & k->nodes_mask) << k->nodes_pgshift);
+	W32(p->refcount) = 1;		/* init_page_count() */
+	W32(p->mapcount) = -1;		/* page_mapcount_reset() */
+	flags_rmw(p, 0, k->cpupid_mask << k->cpupid_pgshift);	/* page_cpupid_reset_last() */
+	W64(p->u[0]) = self + 8;	/* INIT_LIST_HEAD(&page->lru) */
+	W64(p->u[1]) = self + 8;
+}
+
+/* __init_single_page() + __init_zone_device_page(). */
 RP_INLINE void init_zdev_page(const struct rp_ns *ns, struct mm_page *p, uint64_t self,
 			      uint64_t pfn, const unsigned int sp, bool pageblock)
 {
-	zero_page(p, sp);
-	/* set_page_links() */
-	flags_rmw(p, ZONES_MASK << ZONES_PGSHIFT, (uint64_t)ZONE_DEVICE_IDX << ZONES_PGSHIFT);
-	flags_rmw(p, NODES_MASK << NODES_PGSHIFT, ((uint64_t)ns->nid & NODES_MASK) << NODES_PGSHIFT);
-	W32(p->refcount) = 1;		/* init_page_count() */
-	W32(p->mapcount) = -1;
-	if (sp >= 80)			/* page_cpupid_reset_last() */
-		W32(p->last_cpupid) = (int32_t)LAST_CPUPID_MASK;
-	else
-		flags_rmw(p, 0, LAST_CPUPID_MASK << LAST_CPUPID_PGSHIFT);
-	W64(p->u[0]) = self + 8;	/* INIT_LIST_HEAD(&page->lru) */
-	W64(p->u[1]) = self + 8;
-	if (sp >= 72)
-		W64(p->virt) = PAGE_OFFSET + (pfn << RP_PAGE_SHIFT);
-	flags_rmw(p, 0, 1ULL << PG_RESERVED);
+	const struct rp_kernel *k = ns->k;
+
+	init_single_page(ns, p, self, sp);
+	flags_rmw(p, 0, 1ULL << k->pg_reserved);	/* __SetPageReserved() */
 	W64(p->u[0]) = ns->pgmap;	/* pgmap overlays lru.next */
 	W64(p->u[1]) = 0;		/* zone_device_data */
-	if (pageblock && pageblock_aligned(pfn))
+	if (pageblock && !k->pageblocks_after && pageblock_aligned(pfn))
 		set_pageblock(ns, pfn);
-	if (!ns->devdax)		/* MEMORY_DEVICE_FS_DAX: set_page_count(0) */
+	if (!ns->devdax && k->fsdax_refcount == 0)	/* MEMORY_DEVICE_FS_DAX */
 		W32(p->refcount) = 0;
 }
 
-/* prep_compound_tail() + set_page_count(page, 0). */
-RP_INLINE void prep_tail(struct mm_page *p, uint64_t head)
+/* set_compound_head(): what a tail's first word says about its head. */
+RP_INLINE uint64_t tail_info(const struct rp_ns *ns, uint64_t head, const unsigned int sp)
 {
-	W64(p->u[2]) = TAIL_MAPPING;
-	W64(p->u[0]) = head | 1;
-	W64(p->u[4]) = 0;
+	if (ns->k->tail_mask && !(sp & (sp - 1)))
+		return (~0ULL << (ns->order + (unsigned int)__builtin_ctz(sp))) | 1;
+	return head | 1;
+}
+
+/* prep_compound_tail() + set_page_count(page, 0). */
+RP_INLINE void prep_tail(const struct rp_ns *ns, struct mm_page *p, uint64_t head,
+			 const unsigned int sp)
+{
+	W64(p->u[2]) = ns->k->tail_mapping;
+	W64(p->u[0]) = tail_info(ns, head, sp);
+	W64(p->u[4]) = 0;		/* set_page_private(p, 0); 2026 only checks it */
 	W32(p->refcount) = 0;
 }
 
-/* prep_compound_head(): page[1]'s folio fields (order, mapcounts, pincount). */
-RP_INLINE void prep_page1(struct mm_page *p, unsigned int order)
+/* prep_compound_head(): page[1]'s compound or folio fields. */
+RP_INLINE void prep_page1(const struct rp_ns *ns, struct mm_page *p, const unsigned int sp)
 {
-	int32_t *i = (int32_t *)&p->u[1];
+	uint8_t *b = (uint8_t *)&p->u[1];
+	int32_t *i = (int32_t *)&p->u[1], *nr = (int32_t *)&p->w7;
+	unsigned int order = ns->order;
 
+	if (ns->k->folio == RP_FOLIO_COMPOUND_61) {
+		W8(b[0]) = ns->k->compound_dtor;	/* set_compound_page_dtor() */
+		W8(b[1]) = (uint8_t)order;		/* set_compound_order() */
+		W32(i[3]) = 1 << order;			/* compound_nr */
+		W32(i[1]) = -1;				/* compound_mapcount */
+		W32(i[2]) = 0;				/* compound_pincount */
+		return;
+	}
 	flags_rmw(p, 0xff, order);	/* folio_set_order(): _flags_1 */
-	W32(p->mapcount) = 1 << order;	/* _folio_nr_pages */
+	if (sp >= 64)			/* NR_PAGES_IN_LARGE_FOLIO: memcg_data's word */
+		W32(nr[0]) = 1 << order;	/* _nr_pages */
 	W32(i[0]) = -1;			/* _large_mapcount */
 	W32(i[1]) = 0;			/* _nr_pages_mapped */
-	W64(p->u[3]) = 0;		/* _mm_ids */
+	W64(p->u[4]) = 0;		/* _mm_ids */
 	W32(i[4]) = -1;			/* _mm_id_mapcount[0] */
 	W32(i[5]) = -1;			/* _mm_id_mapcount[1] */
 	W32(i[3]) = 0;			/* _pincount */
 	W32(i[2]) = -1;			/* _entire_mapcount */
 }
 
-/* prep_compound_head(): page[2]'s _deferred_list, order > 1 only. */
-RP_INLINE void prep_page2(struct mm_page *p, uint64_t self, unsigned int order)
+/* prep_compound_head(): page[2]'s _deferred_list (2026, order > 1). */
+RP_INLINE void prep_page2(const struct rp_ns *ns, struct mm_page *p, uint64_t self)
 {
-	if (order > 1) {
+	if (ns->k->folio == RP_FOLIO_2026 && ns->order > 1) {
 		W64(p->u[1]) = self + 16;
 		W64(p->u[2]) = self + 16;
 	}
 }
 
-RP_INLINE void prep_compound_head(char *head, const unsigned int sp, unsigned int order)
+RP_INLINE void prep_compound_head(const struct rp_ns *ns, char *head, const unsigned int sp)
 {
-	prep_page1((struct mm_page *)(head + sp), order);
-	prep_page2((struct mm_page *)(head + 2 * sp), (uint64_t)(uintptr_t)(head + 2 * sp), order);
-}
-
-/* The template's pfn-dependent fields. */
-RP_INLINE void refresh(struct mm_page *t, uint64_t pfn, const unsigned int sp)
-{
-	if (sp >= 72)
-		t->virt = PAGE_OFFSET + (pfn << RP_PAGE_SHIFT);
+	prep_page1(ns, (struct mm_page *)(head + sp), sp);
+	prep_page2(ns, (struct mm_page *)(head + 2 * sp), (uint64_t)(uintptr_t)(head + 2 * sp));
 }
 
 /* memmap_init_zone_device(), the slow path, over [lo, hi). */
@@ -184,20 +193,24 @@ RP_INLINE void slow_run(const struct rp_ns *ns, uint64_t lo, uint64_t hi, const 
 
 		for (uint64_t pfn = lo; pfn < hi; pfn++, p += sp)
 			init_zdev_page(ns, (struct mm_page *)p, (uintptr_t)p, pfn, sp, true);
+		if (ns->k->pageblocks_after)
+			set_pageblocks(ns, lo, hi);
 		return;
 	}
 	for (uint64_t head = lo; head < hi; head += ns->ppc) {
 		char *h = rp_page(ns, head), *p = h;
 
 		init_zdev_page(ns, (struct mm_page *)h, (uintptr_t)h, head, sp, true);
-		flags_rmw((struct mm_page *)h, 0, 1ULL << PG_HEAD);	/* __SetPageHead() */
+		flags_rmw((struct mm_page *)h, 0, 1ULL << ns->k->pg_head);	/* __SetPageHead() */
 		for (unsigned int i = 1; i < ns->compound_nr; i++) {
 			p += sp;
 			init_zdev_page(ns, (struct mm_page *)p, (uintptr_t)p, head + i, sp, true);
-			prep_tail((struct mm_page *)p, (uintptr_t)h);
+			prep_tail(ns, (struct mm_page *)p, (uintptr_t)h, sp);
 		}
-		prep_compound_head(h, sp, ns->order);
+		prep_compound_head(ns, h, sp);
 	}
+	if (ns->k->pageblocks_after)
+		set_pageblocks(ns, lo, hi);
 }
 
 /*
@@ -242,7 +255,8 @@ RP_INLINE void tmpl_place(const struct rp_ns *ns, const int m, char *dst, const 
 {
 	if (pageblock_aligned(pfn)) {
 		memcpy(dst, t, sp);
-		set_pageblock(ns, pfn);
+		if (!ns->k->pageblocks_after)
+			set_pageblock(ns, pfn);
 	} else {
 		tmpl_copy(ns, m, dst, t, sp, n_rt);
 	}
@@ -259,36 +273,37 @@ RP_INLINE void tmpl_run(const struct rp_ns *ns, uint64_t lo, uint64_t hi, const 
 
 	init_zdev_page(ns, &t, (uintptr_t)&t, lo, sp, false);
 	if (ns->ppc == 1) {
-		for (uint64_t pfn = lo; pfn < hi; pfn++, p += sp) {
-			refresh(&t, pfn, sp);
+		for (uint64_t pfn = lo; pfn < hi; pfn++, p += sp)
 			tmpl_place(ns, m, p, &t, pfn, sp, n_rt);
-		}
 		tmpl_drain(ns, m);
+		if (ns->k->pageblocks_after)
+			set_pageblocks(ns, lo, hi);
 		return;
 	}
-	t.flags |= 1ULL << PG_HEAD;
+	t.flags |= 1ULL << ns->k->pg_head;
 	init_zdev_page(ns, &tt, (uintptr_t)&tt, lo + 1, sp, false);
-	prep_tail(&tt, 0);
+	prep_tail(ns, &tt, 0, sp);
 	for (uint64_t head = lo; head < hi; head += ns->ppc) {
 		char *h = rp_page(ns, head);
 
 		p = h;
-		refresh(&t, head, sp);
 		tmpl_place(ns, m, p, &t, head, sp, n_rt);
-		tt.u[0] = (uintptr_t)h | 1;
+		tt.u[0] = tail_info(ns, (uintptr_t)h, sp);
 		for (unsigned int i = 1; i < ns->compound_nr; i++) {
 			p += sp;
-			refresh(&tt, head + i, sp);
 			tmpl_place(ns, m, p, &tt, head + i, sp, n_rt);
 		}
 		/* The tails' streaming stores must land before page[1]/[2] are rewritten. */
 		tmpl_drain(ns, m);
-		prep_compound_head(h, sp, ns->order);
+		prep_compound_head(ns, h, sp);
 	}
 	tmpl_drain(ns, m);
+	if (ns->k->pageblocks_after)
+		set_pageblocks(ns, lo, hi);
 }
 
-#define RP_FOR_SIZES(X, a, b) X(a, b, 56) X(a, b, 64) X(a, b, 72) X(a, b, 80) X(a, b, 88) X(a, b, 96)
+/* The x86-64 struct page sizes (kmodel.c says which configs give them). */
+#define RP_FOR_SIZES(X, a, b) X(a, b, 56) X(a, b, 64) X(a, b, 80)
 
 #define RP_DEFINE_TMPL(m, name, sp)							\
 	static void name##_##sp(const struct rp_ns *ns, uint64_t lo, uint64_t hi)	\

@@ -3,12 +3,11 @@
  * The "wide" method: what the kernel cannot do (no vector registers in
  * memmap init, one struct page per copy). Struct pages are packed back to
  * back, so G consecutive ones tile L whole cache lines (64 B: 1 and 1, 80 B:
- * 4 and 5, 96 B: 2 and 3, 56/72/88 B: 8 and 7/9/11). wide builds such a
- * group from the template once, refreshes only the pfn-dependent fields per
- * group, and streams it as whole-line non-temporal stores: one 64-byte
- * AVX-512 store, or two 32-byte AVX2 ones, per line. Storing a line in
- * pieces of different widths, or partly through the cache (PMDK's edges),
- * is what makes packed 80/96-byte struct pages slow.
+ * 4 and 5, 56 B: 8 and 7). wide builds such a group from the template once
+ * (nothing in it depends on the pfn) and streams it as whole-line
+ * non-temporal stores: one 64-byte AVX-512 store, or two 32-byte AVX2 ones,
+ * per line. Storing a line in pieces of different widths, or partly through
+ * the cache (PMDK's edges), is what makes packed 80-byte struct pages slow.
  *
  * Unlike the kernel's template path, pageblock-aligned struct pages go out
  * in the same stream instead of through a cached copy, and page[1]/page[2]
@@ -54,15 +53,13 @@ RP_INLINE unsigned int wide_group(const unsigned int sp)
 }
 
 /* One struct page outside a whole-line group: whole lines wide, edges movnti. */
-RP_INLINE void wide_page(char *d, const struct mm_page *t, uint64_t pfn, const unsigned int sp,
-			 const int has512)
+RP_INLINE void wide_page(char *d, const struct mm_page *t, const unsigned int sp, const int has512)
 {
 	struct mm_page c __attribute__((aligned(64)));
 	const char *s = (const char *)&c;
 	unsigned int n = sp;
 
 	memcpy(&c, t, sp);
-	refresh(&c, pfn, sp);
 	for (; n >= 8 && ((uintptr_t)d & 63); d += 8, s += 8, n -= 8)
 		nt8(d, s);
 	for (; n >= 64; d += 64, s += 64, n -= 64) {
@@ -75,46 +72,25 @@ RP_INLINE void wide_page(char *d, const struct mm_page *t, uint64_t pfn, const u
 		nt8(d, s);
 }
 
-/* The pfn-dependent fields of the G struct pages of a group starting at pfn. */
-RP_INLINE void wide_refresh(char *blk, uint64_t pfn, const unsigned int sp, const unsigned int g)
-{
-	if (sp < 72)
-		return;
-	for (unsigned int j = 0; j < g; j++) {
-		uint64_t v = PAGE_OFFSET + ((pfn + j) << RP_PAGE_SHIFT);
-
-		memcpy(blk + j * sp + offsetof(struct mm_page, virt), &v, 8);
-	}
-}
-
 /* Struct pages [pfn, end) from template t (slot 0 of a group may differ: first). */
 RP_INLINE void wide_emit(const struct rp_ns *ns, uint64_t pfn, uint64_t end, const struct mm_page *t,
 			 const unsigned int sp, const int has512)
 {
 	const unsigned int g = wide_group(sp), lines = sp * g / 64;
-	char blk[WIDE_MAX_GROUP * 96] __attribute__((aligned(64)));
+	char blk[WIDE_MAX_GROUP * 80] __attribute__((aligned(64)));
 	char *d = rp_page(ns, pfn);
 
 	for (; pfn < end && (pfn - ns->base_pfn) % g; pfn++, d += sp)
-		wide_page(d, t, pfn, sp, has512);
+		wide_page(d, t, sp, has512);
 	if (end - pfn >= g) {
 		for (unsigned int j = 0; j < g; j++)
 			memcpy(blk + j * sp, t, sp);
-		for (; pfn + g <= end; pfn += g, d += 64 * lines) {
-			wide_refresh(blk, pfn, sp, g);
+		for (; pfn + g <= end; pfn += g, d += 64 * lines)
 			for (unsigned int l = 0; l < lines; l++)
 				line_store(d + 64 * l, blk + 64 * l, has512);
-		}
 	}
 	for (; pfn < end; pfn++, d += sp)
-		wide_page(d, t, pfn, sp, has512);
-}
-
-RP_INLINE void wide_pageblocks(const struct rp_ns *ns, uint64_t lo, uint64_t hi)
-{
-	for (uint64_t p = (lo + RP_PAGEBLOCK_NR - 1) & ~(uint64_t)(RP_PAGEBLOCK_NR - 1); p < hi;
-	     p += RP_PAGEBLOCK_NR)
-		set_pageblock(ns, p);
+		wide_page(d, t, sp, has512);
 }
 
 RP_INLINE void wide_run(const struct rp_ns *ns, uint64_t lo, uint64_t hi, const unsigned int sp,
@@ -124,18 +100,18 @@ RP_INLINE void wide_run(const struct rp_ns *ns, uint64_t lo, uint64_t hi, const 
 	const unsigned int g = wide_group(sp), fg = (3 + g - 1) / g * g, flines = sp * fg / 64;
 	struct mm_page t __attribute__((aligned(64)));
 	struct mm_page tt __attribute__((aligned(64)));
-	char blk[WIDE_MAX_GROUP * 96] __attribute__((aligned(64)));
+	char blk[WIDE_MAX_GROUP * 80] __attribute__((aligned(64)));
 
 	init_zdev_page(ns, &t, (uintptr_t)&t, lo, sp, false);
 	if (ns->ppc == 1) {
 		wide_emit(ns, lo, hi, &t, sp, has512);
-		wide_pageblocks(ns, lo, hi);
+		set_pageblocks(ns, lo, hi);
 		kflush_drain();
 		return;
 	}
-	t.flags |= 1ULL << PG_HEAD;
+	t.flags |= 1ULL << ns->k->pg_head;
 	init_zdev_page(ns, &tt, (uintptr_t)&tt, lo + 1, sp, false);
-	prep_tail(&tt, 0);
+	prep_tail(ns, &tt, 0, sp);
 	for (uint64_t head = lo; head < hi; head += ns->ppc) {
 		char *h = rp_page(ns, head);
 
@@ -145,18 +121,20 @@ RP_INLINE void wide_run(const struct rp_ns *ns, uint64_t lo, uint64_t hi, const 
 		 * line is rewritten through the cache after being streamed:
 		 * no drain and no re-read per compound page, unlike the kernel.
 		 */
-		tt.u[0] = (uintptr_t)h | 1;
+		tt.u[0] = tail_info(ns, (uintptr_t)h, sp);
 		memcpy(blk, &t, sp);
 		for (unsigned int j = 1; j < fg; j++)
 			memcpy(blk + j * sp, &tt, sp);
-		wide_refresh(blk, head, sp, fg);
-		prep_page1((struct mm_page *)(blk + sp), ns->order);
-		prep_page2((struct mm_page *)(blk + 2 * sp), (uintptr_t)(h + 2 * sp), ns->order);
+		prep_page1(ns, (struct mm_page *)(blk + sp), sp);
+		prep_page2(ns, (struct mm_page *)(blk + 2 * sp), (uintptr_t)(h + 2 * sp));
 		for (unsigned int l = 0; l < flines; l++)
 			line_store(h + 64 * l, blk + 64 * l, has512);
 		wide_emit(ns, head + fg, head + ns->compound_nr, &tt, sp, has512);
-		wide_pageblocks(ns, head, head + ns->compound_nr);
+		if (!ns->k->pageblocks_after)
+			set_pageblocks(ns, head, head + ns->compound_nr);
 	}
+	if (ns->k->pageblocks_after)
+		set_pageblocks(ns, lo, hi);
 	kflush_drain();
 }
 

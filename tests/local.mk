@@ -115,7 +115,7 @@ EXTRA_DIST += tests/test_pmemtest_badinput.sh
 check_PROGRAMS += tests/test_pmemtest_replay
 TESTS += tests/test_pmemtest_replay
 tests_test_pmemtest_replay_SOURCES = tests/test_pmemtest_replay.c \
-	pmemtest/replay.c pmemtest/init_target.c pmemtest/devices.c pmemtest/util.c \
+	pmemtest/replay.c pmemtest/kmodel.c pmemtest/init_target.c pmemtest/devices.c pmemtest/util.c \
 	pmemtest/stats.c pmemtest/init_report.c
 tests_test_pmemtest_replay_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
 tests_test_pmemtest_replay_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
@@ -142,3 +142,17 @@ TESTS += tests/test_cpu
 tests_test_cpu_SOURCES = tests/test_cpu.c lib/x86_64/cpu_vendor.c
 tests_test_cpu_CFLAGS = $(TEST_CFLAGS)
 tests_test_cpu_LDADD = $(TEST_LIBS)
+
+# pmemtest's replay against struct page bytes written out by hand from the kernel sources
+check_PROGRAMS += tests/test_pmemtest_oracle
+TESTS += tests/test_pmemtest_oracle
+tests_test_pmemtest_oracle_SOURCES = tests/test_pmemtest_oracle.c \
+	pmemtest/replay.c pmemtest/kmodel.c pmemtest/init_target.c pmemtest/devices.c pmemtest/util.c \
+	pmemtest/stats.c pmemtest/init_report.c
+tests_test_pmemtest_oracle_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
+tests_test_pmemtest_oracle_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
+	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
+
+# The QEMU rig's byte comparison (tools/vm/memmap-cmp.c) on an image made from pmemtest's replay
+TESTS += tests/test_memmap_cmp.sh
+EXTRA_DIST += tests/test_memmap_cmp.sh

@@ -77,7 +77,13 @@ expect 2 "unknown command 'frobnicate'" "" -- frobnicate
 expect 2 "unknown option" "" -- init-bench --no-such-option
 expect 2 "unknown global option" "" -- --no-such-option info
 expect 2 "conflict" "" -- --json --csv init-bench --repeat 1
-expect 2 "expected 56, 64, 72, 80, 88 or 96" "" -- init-bench --struct-page 60
+expect 2 "expected 56, 64 or 80" "" -- init-bench --struct-page 60
+expect 2 "no x86-64 config of kernel 2026 gives it (64 or 80)" "" -- init-bench --struct-page 96
+expect 2 "no x86-64 config of kernel 2026 gives it" "" -- init-bench --struct-page 56
+expect 2 "no model of that kernel" "" -- init-bench --kernel 5.4
+expect 2 "say which namespace with --mode" "" -- init-bench --replay-out "$T/rp.bin" --repeat 1
+expect 2 "only the embedded namespaces" "$data" -- --dev "$data" init-bench --mode devdax --replay-out "$T/rp.bin" --repeat 1
+expect 1 "needs a memmap the kernel writes in full" "" -- --quiet init-bench --mode devdax --memmap mem --size 64M --methods slow --repeat 1 --replay-out "$T/rp.bin"
 expect 2 "expected 4K, 2M or 1G" "" -- init-bench --align 3M
 expect 2 "expected fsdax or devdax" "" -- init-bench --mode raw
 expect 2 "expected 1..100000" "" -- init-bench --repeat 0

@@ -72,30 +72,30 @@ force_run() {
 	fi
 }
 
-# The model (pmemtest(1), --memmap dev): 4096 pfns in 16 MiB; the array of
-# 4096 struct pages sits at the start and its pfns, rounded up to the
-# alignment in pages, are not initialised; devdax ends on a whole compound
-# page. So bytes start*sp .. end*sp-1 are written:
-#   64 B: 256 KiB = 64 pages -> 512 (2 MiB): 512*64 .. 4096*64-1
-#   96 B: 384 KiB = 96 pages -> 512:         512*96 .. 4096*96-1
-#   56 B: 224 KiB = 56 pages -> 512:         512*56 .. 4096*56-1
-#   72 B: 288 KiB = 72 pages -> 512:         512*72 .. 4096*72-1
-#   80 B, align 4K: 320 KiB = 80 pages:      80*80  .. 4096*80-1
-# and two namespaces smaller than the file, whose array does not start or
-# end on a cache line (the roof streams whole lines only inside it):
-#   56 B, 4095 pfns: 229320 B -> 56 pages -> 512: 512*56 .. 4095*56-1
-#   88 B, align 4K, 4000 pfns: 352000 B = 86 pages: 86*88 .. 4000*88-1
+# The model (pmemtest(1), --memmap dev; drivers/nvdimm/pfn_devs.c
+# nd_pfn_init()): the data starts at ALIGN(8 KiB + 64 B (or the struct page
+# size, if larger) * the pfns after the 8 KiB info block, 2 MiB or the
+# alignment if larger); the pfns before it are not initialised; devdax ends
+# on a whole compound page. 16 MiB = 4096 pfns, 4094 after the info block:
+#   64 B: 8 KiB + 262016 B -> 2 MiB = pfn 512: 512*64 .. 4096*64-1
+#   80 B: 8 KiB + 327520 B -> 2 MiB (align 4K too): 512*80 .. 4096*80-1
+#   56 B (--kernel 6.1): 8 KiB + 64*4094 -> 2 MiB: 512*56 .. 4096*56-1
+# and two namespaces smaller than the file, whose array does not end on a
+# cache line (the roof streams whole lines only inside it):
+#   56 B, 4095 pfns: 512*56 .. 4095*56-1
+#   80 B, align 4K, 4001 pfns: 512*80 .. 4001*80-1
 force_run "fsdax 64" "32768 262143" --mode fsdax
-force_run "fsdax 96" "49152 393215" --mode fsdax --struct-page 96
-force_run "fsdax 56, all methods, 2 threads" "28672 229375" --mode fsdax --struct-page 56 \
-	--methods all --threads 2
+force_run "fsdax 80" "40960 327679" --mode fsdax --struct-page 80
+force_run "fsdax 56, all methods, 2 threads" "28672 229375" --mode fsdax --kernel 6.1 \
+	--struct-page 56 --methods all --threads 2
 force_run "devdax 2M 64" "32768 262143" --mode devdax
-force_run "devdax 2M 72, all methods" "36864 294911" --mode devdax --struct-page 72 --methods all
-force_run "devdax 4K 80" "6400 327679" --mode devdax --align 4K --struct-page 80
-force_run "fsdax 56, 4095 pfns, all methods" "28672 229319" --mode fsdax --struct-page 56 \
-	--size $((4095 * 4096)) --methods all
-force_run "fsdax 4K 88, 4000 pfns, all methods" "7568 351999" --mode fsdax --align 4K \
-	--struct-page 88 --size $((4000 * 4096)) --methods all
+force_run "devdax 2M 56, all methods" "28672 229375" --mode devdax --kernel 6.1 --struct-page 56 \
+	--methods all
+force_run "devdax 4K 80" "40960 327679" --mode devdax --align 4K --struct-page 80
+force_run "fsdax 56, 4095 pfns, all methods" "28672 229319" --mode fsdax --kernel 6.1 \
+	--struct-page 56 --size $((4095 * 4096)) --methods all
+force_run "fsdax 4K 80, 4001 pfns, all methods" "40960 320079" --mode fsdax --align 4K \
+	--struct-page 80 --size $((4001 * 4096)) --methods all
 
 # Without --force: refused, exit 2, and the whole image is unchanged.
 n=$((n + 1))

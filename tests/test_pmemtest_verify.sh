@@ -117,8 +117,8 @@ corrupt_one() {
 # compound pages, the memmap in the namespace and (vmemmap-optimised) not.
 for m in $usable; do
 	corrupt_one $m fsdax 64
-	corrupt_one $m devdax 96
-	corrupt_one $m devdax 56
+	corrupt_one $m devdax 80
+	corrupt_one $m devdax 56 --kernel 6.1
 	corrupt_one $m devdax 64 --memmap mem
 done
 

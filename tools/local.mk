@@ -9,6 +9,9 @@ check_PROGRAMS += tools/vm/kflush-vmpeek tools/vm/kflush-vmdax
 tools_vm_kflush_vmpeek_SOURCES = tools/vm/vmpeek.c
 tools_vm_kflush_vmdax_SOURCES = tools/vm/vmdax.c
 tools_vm_kflush_vmdax_LDADD = lib/libkflush.la
+# Host side: the kernel's memmap in an NVDIMM image against pmemtest's replay.
+check_PROGRAMS += tools/vm/kflush-memmap-cmp
+tools_vm_kflush_memmap_cmp_SOURCES = tools/vm/memmap-cmp.c
 
 EXTRA_DIST += tools/vm/run.sh tools/vm/mkinitramfs.sh tools/vm/guest-init.sh \
 	tools/vm/jsonflat.awk tools/vm/README.md
@@ -20,4 +23,5 @@ check-vm: all $(check_PROGRAMS) $(check_LTLIBRARIES)
 	@rc=0; $(SHELL) $(srcdir)/tools/vm/run.sh --srcdir $(srcdir) $(abs_top_builddir) || rc=$$?; \
 	test $$rc -ne 77 || rc=0; exit $$rc
 .PHONY: check-vm
-CLEANFILES += tools/vm/check-vm-main.log tools/vm/check-vm-oldcpu.log
+CLEANFILES += tools/vm/check-vm-main.log tools/vm/check-vm-oldcpu.log \
+	tools/vm/memmap-cmp-devdax.log tools/vm/memmap-cmp-fsdax.log

@@ -228,11 +228,57 @@ for phase in $phases; do
 	esac
 done
 
+# --- check 7 on the host: the kernel's struct pages against the replay --------------
+# After the main guest's last bind (its check 7) the images hold the memmap
+# its kernel wrote; pmemtest replays the same geometry and kflush-memmap-cmp
+# compares every struct page (pointers normalised, all else exact).
+hpass=0
+hfail=0
+compare_memmaps() {
+	kv=$(tr -d '\r' <"$work/main.log" | sed -n 's/^KFLUSH-VM: BOOTED .*kernel=\([^ ]*\).*/\1/p' | head -n 1)
+	case "$kv" in
+	6.1.*) model=6.1 ;;
+	*) say "7-memmap-bytes: no pmemtest kernel model for guest kernel '$kv'; not compared"; return ;;
+	esac
+	if ! tr -d '\r' <"$work/main.log" | grep -q '^KFLUSH-VM: PASS 7-final-bind'; then
+		say "FAIL 7-memmap-bytes: the guest did not rebind the namespaces last"
+		hfail=$((hfail + 1))
+		return
+	fi
+	for kind in devdax fsdax; do
+		img=$work/nvdimm0.img
+		[ $kind = fsdax ] && img=$work/nvdimm1.img
+		if ! "$builddir/pmemtest/pmemtest" --quiet init-bench --kernel $model --mode $kind \
+			--size "${ns_gib}G" --align 2M --methods slow --repeat 1 \
+			--replay-out "$work/replay-$kind.bin" >"$work/replay-$kind.log" 2>&1; then
+			say "FAIL 7-memmap-bytes-$kind: pmemtest --replay-out failed: $(tail -n 1 "$work/replay-$kind.log")"
+			hfail=$((hfail + 1))
+			continue
+		fi
+		if "$builddir/tools/vm/kflush-memmap-cmp" "$img" "$work/replay-$kind.bin" $kind \
+			>"$work/memmap-cmp-$kind.log" 2>&1; then
+			sed 's/^/check-vm: /' "$work/memmap-cmp-$kind.log"
+			say "PASS 7-memmap-bytes-$kind (kernel $kv, --kernel $model)"
+			hpass=$((hpass + 1))
+		else
+			sed 's/^/check-vm: /' "$work/memmap-cmp-$kind.log"
+			say "FAIL 7-memmap-bytes-$kind (kernel $kv, --kernel $model)"
+			hfail=$((hfail + 1))
+		fi
+		cp "$work/memmap-cmp-$kind.log" "$builddir/tools/vm/" 2>/dev/null
+	done
+}
+case " $phases " in
+*" main "*) [ -f "$work/main.log" ] && compare_memmaps ;;
+esac
+
 # --- the verdict -------------------------------------------------------------------
 results=$(cat "$work/main.log" "$work/oldcpu.log" 2>/dev/null | tr -d '\r' | grep '^KFLUSH-VM: ')
 npass=$(echo "$results" | grep -c '^KFLUSH-VM: PASS ')
 nfail=$(echo "$results" | grep -c '^KFLUSH-VM: FAIL ')
 [ "$ok" -eq 1 ] || nfail=$((nfail + 1))
+npass=$((npass + hpass))
+nfail=$((nfail + hfail))
 echo
 say "failed checks:"
 echo "$results" | grep '^KFLUSH-VM: FAIL ' | sed 's/^KFLUSH-VM: FAIL /  /'

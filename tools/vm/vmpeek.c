@@ -14,7 +14,9 @@
  * facts that do not depend on a kernel's exact field layout past word 3:
  * _mapcount -1 and _refcount 1 (devdax) or 0 (fsdax) on heads and order-0
  * pages, zone_device_data NULL, tails with compound_head = head | 1 that
- * really points at their head, and from the fourth page of each compound on
+ * really points at their head (or the 2026 tree's mask for power-of-two
+ * sizes, GENMASK(63, order + log2 size) | 1), and from the fourth page of
+ * each compound on
  * (pages 1 and 2 carry the head's compound fields, in a layout that changes
  * between kernels) TAIL_MAPPING and one flags value shared by every order-0
  * page or tail, with exactly one more bit (PG_head) on heads.
@@ -187,6 +189,14 @@ static int cmd_memmap(const unsigned char *m, uint64_t len, uint64_t ssize, int 
 				problem(i, "tail with _refcount != 0", (uint64_t)(uint32_t)w.refcount);
 			if (pos >= 3 && w.w3 != TAIL_MAPPING)
 				problem(i, "tail without TAIL_MAPPING", w.w3);
+			/*
+			 * The 2026 tree's compound_info: with a power-of-two
+			 * struct page, a mask that turns a tail's address into
+			 * its head's, GENMASK(63, order + log2(size)) | 1.
+			 */
+			if (!(ssize & (ssize - 1)) && !(nr_compound & (nr_compound - 1)) &&
+			    w.w1 == ((~0ULL << (__builtin_ctzll(nr_compound) + __builtin_ctzll(ssize))) | 1))
+				goto tail_fields;
 			b = w.w1 - 1 - hi * ssize;
 			if (!have_base) {
 				base = b;
@@ -196,6 +206,7 @@ static int cmd_memmap(const unsigned char *m, uint64_t len, uint64_t ssize, int 
 			} else if (b != base) {
 				problem(i, "compound_head does not point at its head", w.w1);
 			}
+tail_fields:
 			if (pos < 3) /* page[1].flags may carry the order (folio _flags_1) */
 				continue;
 			if (!have_tail_flags) {
