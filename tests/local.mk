@@ -120,3 +120,13 @@ tests_test_pmemtest_replay_SOURCES = tests/test_pmemtest_replay.c \
 tests_test_pmemtest_replay_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
 tests_test_pmemtest_replay_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
 	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
+
+# kflush_copy_safe and signals (issue 8): blocked masks, chaining to every
+# previous disposition (traced), lazy installation, hardware poison.
+check_PROGRAMS += tests/test_copy_safe_signals
+TESTS += tests/test_copy_safe_signals
+tests_test_copy_safe_signals_SOURCES = tests/test_copy_safe_signals.c tests/faultutil.c \
+	tests/faultutil.h $(TEST_UTIL)
+tests_test_copy_safe_signals_CPPFLAGS = $(tests_test_copy_safe_CPPFLAGS)
+tests_test_copy_safe_signals_CFLAGS = $(TEST_CFLAGS) -pthread
+tests_test_copy_safe_signals_LDADD = $(TEST_LIBS) -lpthread
