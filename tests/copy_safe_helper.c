@@ -110,10 +110,15 @@ static int is_default(int sig)
 	return sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == SIG_DFL;
 }
 
+/* sigaction() fills only the kernel's part of a sigset_t: compare members. */
 static int same_action(const struct sigaction *a, const struct sigaction *b)
 {
-	return a->sa_handler == b->sa_handler && a->sa_flags == b->sa_flags &&
-	       !memcmp(&a->sa_mask, &b->sa_mask, sizeof(a->sa_mask));
+	if (a->sa_handler != b->sa_handler || a->sa_flags != b->sa_flags)
+		return 0;
+	for (int sig = 1; sig < 65; sig++)
+		if (sigismember(&a->sa_mask, sig) != sigismember(&b->sa_mask, sig))
+			return 0;
+	return 1;
 }
 
 static void *lib;

@@ -399,7 +399,7 @@ static sigjmp_buf app_jmp;
 static volatile sig_atomic_t app_calls;
 static volatile int app_chains;
 
-/* An application handler installed after libkflush was loaded. */
+/* An application handler installed after libkflush's. */
 static void app_handler(int sig, siginfo_t *info, void *uc)
 {
 	if (app_chains && kflush_fault_handler(sig, info, uc))
@@ -408,9 +408,13 @@ static void app_handler(int sig, siginfo_t *info, void *uc)
 	siglongjmp(app_jmp, 1);
 }
 
+/* Over ours: the first copy installs ours, the application's replaces it. */
 static void install_app_handler(int chains)
 {
 	struct sigaction sa;
+	unsigned char a[8] = { 0 }, b[8];
+
+	cr_assert_eq(kflush_copy_safe(b, a, sizeof(a)), 0);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = app_handler;
