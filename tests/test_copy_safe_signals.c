@@ -336,6 +336,7 @@ Test(copy_safe_signals, chain_sa_sigaction_no_siginfo) { trace_chain("action-nos
 
 static sigjmp_buf poison_jmp;
 static volatile int poison_code;
+static volatile sig_atomic_t poison_armed;
 
 static void poison_probe(int sig, siginfo_t *info, void *uc)
 {
@@ -344,7 +345,12 @@ static void poison_probe(int sig, siginfo_t *info, void *uc)
 	if (sig == SIGBUS && info->si_code == BUS_MCEERR_AO)
 		return;
 	poison_code = sig == SIGBUS ? info->si_code : -sig;
-	siglongjmp(poison_jmp, 1);
+	if (poison_armed)
+		siglongjmp(poison_jmp, 1);
+	static const char msg[] = "hardware_poison: a fault in the copy reached the "
+				  "application's handler\n";
+	(void)!write(2, msg, sizeof(msg) - 1);
+	_exit(1);
 }
 
 /*
@@ -380,8 +386,11 @@ Test(copy_safe_signals, hardware_poison)
 				     "and CONFIG_MEMORY_FAILURE", strerror(errno));
 		cr_assert_fail("madvise(MADV_HWPOISON): %s", strerror(errno));
 	}
-	if (!sigsetjmp(poison_jmp, 1))
+	if (!sigsetjmp(poison_jmp, 1)) {
+		poison_armed = 1;
 		(void)*(volatile unsigned char *)(map + PAGE + 100);
+	}
+	poison_armed = 0;
 	cr_assert_eq(poison_code, BUS_MCEERR_AR, "reading the poisoned page: si_code %d, "
 		     "want SIGBUS BUS_MCEERR_AR", poison_code);
 
@@ -407,6 +416,5 @@ Test(copy_safe_signals, hardware_poison)
 		}
 	}
 	cr_assert(ok, "wrong count or bytes across a poisoned page (see the log)");
-	cr_assert_eq(poison_code, BUS_MCEERR_AR, "a copy fault reached the application");
 	tu_area_free(&dst);
 }
