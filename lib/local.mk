@@ -18,6 +18,8 @@ KFLUSH_SOURCES = \
 	lib/x86_64/strings.c \
 	lib/x86_64/extable.h \
 	lib/x86_64/copy_safe.S \
+	lib/x86_64/copy_safe_entry.c \
+	lib/x86_64/fault.h \
 	lib/x86_64/fault.c
 
 KFLUSH_AVX2_SOURCES = \

@@ -156,3 +156,29 @@ tests_test_pmemtest_oracle_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemt
 # The QEMU rig's byte comparison (tools/vm/memmap-cmp.c) on an image made from pmemtest's replay
 TESTS += tests/test_memmap_cmp.sh
 EXTRA_DIST += tests/test_memmap_cmp.sh
+
+# kflush_copy_safe and signals (issue 8): blocked masks, chaining to every
+# previous disposition (traced), lazy installation, hardware poison.
+check_PROGRAMS += tests/test_copy_safe_signals
+TESTS += tests/test_copy_safe_signals
+tests_test_copy_safe_signals_SOURCES = tests/test_copy_safe_signals.c tests/faultutil.c \
+	tests/faultutil.h $(TEST_UTIL)
+tests_test_copy_safe_signals_CPPFLAGS = $(tests_test_copy_safe_CPPFLAGS)
+tests_test_copy_safe_signals_CFLAGS = $(TEST_CFLAGS) -pthread
+tests_test_copy_safe_signals_LDADD = $(TEST_LIBS) -lpthread
+
+# kflush_copy_safe when rep movsb stops early (issue 8): the library built
+# with -DKFLUSH_TEST_EARLY_STOP, a handler that simulates such a CPU. Test
+# builds only; the installed library has no such code.
+check_LTLIBRARIES += tests/libkflush_earlystop.la
+tests_libkflush_earlystop_la_SOURCES = $(KFLUSH_SOURCES)
+tests_libkflush_earlystop_la_CPPFLAGS = $(AM_CPPFLAGS) -DKFLUSH_TEST_EARLY_STOP
+tests_libkflush_earlystop_la_CFLAGS = $(AM_CFLAGS) $(KFLUSH_VISIBILITY)
+tests_libkflush_earlystop_la_CCASFLAGS = $(AM_CCASFLAGS)
+tests_libkflush_earlystop_la_LIBADD = lib/libkflush_avx2.la lib/libkflush_avx512.la
+check_PROGRAMS += tests/test_copy_safe_early
+TESTS += tests/test_copy_safe_early
+tests_test_copy_safe_early_SOURCES = tests/test_copy_safe_early.c tests/faultutil.c \
+	tests/faultutil.h $(TEST_UTIL)
+tests_test_copy_safe_early_CFLAGS = $(TEST_CFLAGS)
+tests_test_copy_safe_early_LDADD = tests/libkflush_earlystop.la $(CRITERION_LIBS)

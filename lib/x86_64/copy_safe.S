@@ -5,7 +5,8 @@
  * the thread argued about, so the benchmark can settle it.
  *
  * Every variant follows the C ABI: rdi dst, rsi src, rdx n; returns in rax
- * the bytes NOT copied. Each load or store of caller memory has an
+ * the bytes NOT copied. copy_safe_entry.c wraps each one (the signal mask and
+ * the handler it needs), and the registry hands out the wrappers. Each load or store of caller memory has an
  * exception table entry. A fixup turns the registers at the fault into
  * "rcx bytes left from rsi to rdi" and retries in the byte loop, which
  * stops on exactly the first byte that faults: that retry, not the
@@ -59,13 +60,13 @@
 .endm
 
 /*
- * copy_safe_movsq - the non-ERMS path: rep movsq, byte tail (mainline)
+ * copy_safe_movsq_asm - the non-ERMS path: rep movsq, byte tail (mainline)
  * Input:  rdi dst, rsi src, rdx n
  * Output: rax bytes not copied; rcx, rdx, rsi, rdi clobbered
  *
  * Also holds the short path and the byte loop that every variant shares.
  */
-ENTRY(copy_safe_movsq)
+ENTRY(copy_safe_movsq_asm)
 	SHORT_OR_LARGE
 	ALIGN_DST
 	SPLIT_QWORDS
@@ -131,49 +132,49 @@ ENTRY(copy_safe_movsq)
 
 	EXTABLE(30b, .Lout)
 	EXTABLE(31b, .Lout)
-END(copy_safe_movsq)
+END(copy_safe_movsq_asm)
 
 /*
- * copy_safe_rep_movsb - FSRM: rep movsb for every size
+ * copy_safe_rep_movsb_asm - FSRM: rep movsb for every size
  * Input:  rdi dst, rsi src, rdx n
  * Output: rax bytes not copied; rcx, rdx, rsi, rdi clobbered
  *
  * rep movsb stops with rcx/rsi/rdi at the faulting iteration; the byte
  * retry re-faults at once when that is exact and costs nothing otherwise.
  */
-ENTRY(copy_safe_rep_movsb)
+ENTRY(copy_safe_rep_movsb_asm)
 	movq %rdx,%rcx
 40:	rep movsb
 	xorl %eax,%eax
 	ret
 
 	EXTABLE(40b, .Lbytes)
-END(copy_safe_rep_movsb)
+END(copy_safe_rep_movsb_asm)
 
 /*
- * copy_safe_erms - ERMS without FSRM: the short path below 64 bytes
+ * copy_safe_erms_asm - ERMS without FSRM: the short path below 64 bytes
  * (rep movsb's startup cost dominates there), rep movsb from 64
  * Input:  rdi dst, rsi src, rdx n
  * Output: rax bytes not copied; rcx, rdx, rsi, rdi clobbered
  */
-ENTRY(copy_safe_erms)
+ENTRY(copy_safe_erms_asm)
 	SHORT_OR_LARGE
 41:	rep movsb
 	xorl %eax,%eax
 	ret
 
 	EXTABLE(41b, .Lbytes)
-END(copy_safe_erms)
+END(copy_safe_erms_asm)
 
 /*
- * copy_safe_movsq_tail_overlap - benchmark only: rep movsq, then the last
+ * copy_safe_movsq_tail_overlap_asm - benchmark only: rep movsq, then the last
  * 1..7 bytes as one qword overlapping the rep movsq's last store (seed
  * 001's short-path trick carried to the large path; Guzik measured it
  * doubling the 128 -> 129 B penalty on Sapphire Rapids)
  * Input:  rdi dst, rsi src, rdx n
  * Output: rax bytes not copied; rcx, rdx, rsi, rdi clobbered
  */
-ENTRY(copy_safe_movsq_tail_overlap)
+ENTRY(copy_safe_movsq_tail_overlap_asm)
 	SHORT_OR_LARGE
 	ALIGN_DST
 	SPLIT_QWORDS
@@ -193,16 +194,16 @@ ENTRY(copy_safe_movsq_tail_overlap)
 	EXTABLE(50b, 54b)
 	EXTABLE(51b, 55b)
 	EXTABLE(52b, 55b)
-END(copy_safe_movsq_tail_overlap)
+END(copy_safe_movsq_tail_overlap_asm)
 
 /*
- * copy_safe_movsq_tail_linus - benchmark only: rep movsq stops one qword
+ * copy_safe_movsq_tail_linus_asm - benchmark only: rep movsq stops one qword
  * early; the last 8 + (n & 7) bytes are two qwords that overlap each other
  * but never a rep movsq store, and there is no branch after rep movsq
  * Input:  rdi dst, rsi src, rdx n
  * Output: rax bytes not copied; rcx, rdx, rsi, rdi clobbered
  */
-ENTRY(copy_safe_movsq_tail_linus)
+ENTRY(copy_safe_movsq_tail_linus_asm)
 	SHORT_OR_LARGE
 	ALIGN_DST
 	/* rcx >= 56, so at least 6 qwords remain for rep movsq. */
@@ -233,10 +234,10 @@ ENTRY(copy_safe_movsq_tail_linus)
 	EXTABLE(62b, 66b)
 	EXTABLE(63b, 67b)
 	EXTABLE(64b, 67b)
-END(copy_safe_movsq_tail_linus)
+END(copy_safe_movsq_tail_linus_asm)
 
 /*
- * copy_safe_movsq_tail_first - benchmark only: store the last qword first
+ * copy_safe_movsq_tail_first_asm - benchmark only: store the last qword first
  * (Herton), then rep movsq of whole qwords with no tail after it
  * Input:  rdi dst, rsi src, rdx n
  * Output: rax bytes not copied; rcx, rdx, rsi, rdi, r8, r9 clobbered
@@ -247,7 +248,7 @@ END(copy_safe_movsq_tail_linus)
  * reader could see the tail briefly). The extra load hits the line the
  * store has to own anyway.
  */
-ENTRY(copy_safe_movsq_tail_first)
+ENTRY(copy_safe_movsq_tail_first_asm)
 	SHORT_OR_LARGE
 	ALIGN_DST
 70:	movq -8(%rsi,%rcx),%rax
@@ -271,6 +272,6 @@ ENTRY(copy_safe_movsq_tail_first)
 	EXTABLE(71b, .Lbytes)
 	EXTABLE(72b, .Lbytes)
 	EXTABLE(73b, 74b)
-END(copy_safe_movsq_tail_first)
+END(copy_safe_movsq_tail_first_asm)
 
 	.section .note.GNU-stack, "", @progbits

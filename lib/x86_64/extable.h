@@ -46,12 +46,13 @@ extern const struct kflush_extable_entry KFLUSH_EXTABLE_START[]
 extern const struct kflush_extable_entry KFLUSH_EXTABLE_STOP[]
 	__attribute__((visibility("hidden")));
 
-/* Functions in copy_safe.S (hidden; the registry reaches them). */
-size_t copy_safe_rep_movsb(void *dst, const void *src, size_t n);
-size_t copy_safe_erms(void *dst, const void *src, size_t n);
-size_t copy_safe_movsq_tail_overlap(void *dst, const void *src, size_t n);
-size_t copy_safe_movsq_tail_linus(void *dst, const void *src, size_t n);
-size_t copy_safe_movsq_tail_first(void *dst, const void *src, size_t n);
+/* Functions in copy_safe.S (hidden; copy_safe_entry.c wraps them). */
+size_t copy_safe_rep_movsb_asm(void *dst, const void *src, size_t n);
+size_t copy_safe_erms_asm(void *dst, const void *src, size_t n);
+size_t copy_safe_movsq_tail_overlap_asm(void *dst, const void *src, size_t n);
+size_t copy_safe_movsq_tail_linus_asm(void *dst, const void *src, size_t n);
+size_t copy_safe_movsq_tail_first_asm(void *dst, const void *src, size_t n);
+size_t copy_safe_movsq_asm(void *dst, const void *src, size_t n);
 #endif /* __ASSEMBLER__ */
 
 #endif /* KFLUSH_X86_EXTABLE_H */
