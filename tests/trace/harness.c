@@ -128,6 +128,11 @@ size_t tp_run(const struct tp_call *c, char *msg, size_t len)
 		fill((unsigned char *)(uintptr_t)x.win_lo + at, c->n, seq + 7777);
 	x.final = final;
 	tt_stack(&tracer, &x.stack_lo, &x.stack_hi);
+#if defined(__SANITIZE_ADDRESS__)
+	/* x86-64 ASan: shadow = (addr >> 3) + 0x7fff8000; frames poison their redzones. */
+	x.shadow_lo = (x.stack_lo >> 3) + 0x7fff8000;
+	x.shadow_hi = (x.stack_hi >> 3) + 0x7fff8000 + 1;
+#endif
 
 	tl_begin(&state, &x);
 	if (tt_call(&tracer, c->fn, c->shape == TP_DRAIN ? 0 : d, a1, a2, tl_sink, &state, err,

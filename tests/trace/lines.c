@@ -98,7 +98,8 @@ static void store(struct tl_state *s, const struct td_insn *in, const struct td_
 {
 	int nt = e->kind == TD_STORE_NT;
 
-	if (e->addr >= s->x.stack_lo && e->addr + e->len <= s->x.stack_hi &&
+	if (((e->addr >= s->x.stack_lo && e->addr + e->len <= s->x.stack_hi) ||
+	     (e->addr >= s->x.shadow_lo && e->addr + e->len <= s->x.shadow_hi)) &&
 	    (e->addr + e->len <= s->x.win_lo || e->addr >= s->x.win_hi))
 		return;
 	if (e->kind == TD_STACK) {

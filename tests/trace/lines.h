@@ -37,6 +37,7 @@ struct tl_expect {
 	size_t n;
 	uint64_t win_lo, win_hi;	/* watched: the destination's lines and guard lines */
 	uint64_t stack_lo, stack_hi;	/* the tracee's stack: not the destination */
+	uint64_t shadow_lo, shadow_hi;	/* ASan's shadow of that stack (its redzones) */
 	const unsigned char *final;	/* the window's expected bytes at return */
 	enum td_kind wb;	/* the write-back instruction the call must use */
 	int fences;		/* sfence/mfence it must run: 0, or 1 after all else */
