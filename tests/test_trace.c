@@ -207,7 +207,11 @@ Test(classifier, avx512_storeu_line_is_dirty)
 
 TestSuite(checker, .init = tp_setup, .fini = tp_teardown);
 
-/* Trace fn over n bytes at doff; exactly the violation `want` (TL_NR: none). */
+/*
+ * Trace fn over n bytes at doff: the violation `want` must be reported and
+ * no other, bar the unwritten or wrong bytes that follow from it (TL_NR:
+ * a good routine, nothing may be reported).
+ */
 static void expect_only(const char *name, void (*fn)(void), enum tp_shape shape, size_t doff,
 			size_t n, enum td_kind wb, enum tl_violation want)
 {
