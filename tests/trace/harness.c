@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "kflush.h"
 #include "harness.h"
@@ -28,15 +31,41 @@ static void fill(unsigned char *p, size_t n, uint32_t seed)
 	}
 }
 
+int tp_quick(void)
+{
+	const char *q = getenv("KFLUSH_TEST_QUICK");
+
+	return q && *q && strcmp(q, "0");
+}
+
+/* Shared with the tracee; on a DAX file when the rig provides one. */
+static unsigned char *arena_map(size_t len)
+{
+	const char *dir = getenv("KFLUSH_TEST_DAX_DIR");
+	char path[4096];
+	void *p;
+	int fd;
+
+	if (!dir || !*dir)
+		return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	snprintf(path, sizeof(path), "%s/kflush-trace.XXXXXX", dir);
+	fd = mkstemp(path);
+	cr_assert(fd >= 0 && unlink(path) == 0 && ftruncate(fd, (off_t)len) == 0,
+		  "KFLUSH_TEST_DAX_DIR=%s: %s", dir, strerror(errno));
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED_VALIDATE | MAP_SYNC, fd, 0);
+	if (p == MAP_FAILED && errno == EOPNOTSUPP)
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	return p;
+}
+
 void tp_setup(void)
 {
 	char why[160] = "";
 	int r;
 
-	src_arena = mmap(NULL, TP_SRC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-			 -1, 0);
-	dst_arena = mmap(NULL, TP_DST_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-			 -1, 0);
+	src_arena = arena_map(TP_SRC_SIZE);
+	dst_arena = arena_map(TP_DST_SIZE);
 	final = malloc(TP_DST_SIZE);
 	cr_assert(src_arena != MAP_FAILED && dst_arena != MAP_FAILED && final);
 	fill(src_arena, TP_SRC_SIZE, 11);
@@ -44,6 +73,8 @@ void tp_setup(void)
 	if (r == 1)
 		cr_skip_test("persistence tracer: %s; the instruction-level proof did not run", why);
 	cr_assert_eq(r, 0, "persistence tracer: %s", why);
+	if (tp_quick())
+		cr_log_info("KFLUSH_TEST_QUICK: one case per class, not the full plan");
 }
 
 void tp_teardown(void)

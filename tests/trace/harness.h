@@ -38,7 +38,8 @@ struct tp_call {
 };
 
 /*
- * Map the arena and fork the tracee; on a host where tracing cannot work
+ * Map the arena (on DAX, MAP_SYNC, when KFLUSH_TEST_DAX_DIR names a DAX
+ * mount, as tests/testutil.c does) and fork the tracee; on a host where tracing cannot work
  * this skips the calling Criterion test with one line saying why.
  */
 void tp_setup(void);
@@ -59,6 +60,12 @@ const struct tl_state *tp_last(void);
  * after KFLUSH_HWCAPS: never from the registry under test.
  */
 enum td_kind tp_expected_wb(void);
+/*
+ * KFLUSH_TEST_QUICK=1 (the TCG guest of make check-vm, where a step costs a
+ * hundred times more): the drivers trace one case per size/offset class
+ * instead of the full plan, and say so.
+ */
+int tp_quick(void);
 /* Instructions single-stepped so far by this process's tracer. */
 size_t tp_steps(void);
 
