@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "pmemtest.h"
-#include "util.h"
+#include "common/cli.h"
 
 static const struct command {
 	const char *name;
-	int (*fn)(const struct pm_global *g, int argc, char **argv);
+	int (*fn)(const struct pmemtest_global *g, int argc, char **argv);
 	const char *summary;
 } commands[] = {
 	{ "init-bench", cmd_init_bench,
@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct pm_global g = { 0 };
+	struct pmemtest_global g = { 0 };
 	int c;
 
 	opterr = 0;
@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'd':
 			if (!*optarg)
-				pm_die_usage("--dev needs a path");
+				cli_die_usage("--dev needs a path");
 			g.dev = optarg;
 			break;
 		case 'j': g.json = true; break;
@@ -84,21 +84,21 @@ int main(int argc, char **argv)
 		case 'f': g.force = true; break;
 		case 'h':
 			usage(stdout);
-			return pm_finish_stdout(PM_EXIT_OK);
+			return cli_finish_stdout(PMEMTEST_EXIT_OK);
 		case 'V':
 			printf("pmemtest (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
-			return pm_finish_stdout(PM_EXIT_OK);
+			return cli_finish_stdout(PMEMTEST_EXIT_OK);
 		case ':':
-			pm_die_usage("option '%s' needs an argument", argv[optind - 1]);
+			cli_die_usage("option '%s' needs an argument", argv[optind - 1]);
 		default:
-			pm_die_usage("unknown global option '%s'", argv[optind - 1]);
+			cli_die_usage("unknown global option '%s'", argv[optind - 1]);
 		}
 	}
 	if (g.json && g.csv)
-		pm_die_usage("--json and --csv conflict: choose one output format");
+		cli_die_usage("--json and --csv conflict: choose one output format");
 	if (optind >= argc) {
 		usage(stderr);
-		return PM_EXIT_USAGE;
+		return PMEMTEST_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[optind], commands[i].name) == 0) {
@@ -107,8 +107,8 @@ int main(int argc, char **argv)
 			/* Each command parses its own options from a fresh start. */
 			optind = 0;
 			rc = commands[i].fn(&g, argc - first, argv + first);
-			return pm_finish_stdout(rc);
+			return cli_finish_stdout(rc);
 		}
 	}
-	pm_die_usage("unknown command '%s'", argv[optind]);
+	cli_die_usage("unknown command '%s'", argv[optind]);
 }

@@ -115,8 +115,9 @@ EXTRA_DIST += tests/test_pmemtest_badinput.sh
 check_PROGRAMS += tests/test_pmemtest_replay
 TESTS += tests/test_pmemtest_replay
 tests_test_pmemtest_replay_SOURCES = tests/test_pmemtest_replay.c \
-	pmemtest/replay.c pmemtest/kmodel.c pmemtest/init_target.c pmemtest/devices.c pmemtest/util.c \
-	pmemtest/stats.c pmemtest/init_report.c
+	pmemtest/replay/methods.c pmemtest/replay/kmodel.c pmemtest/init/target.c \
+	pmemtest/common/devices.c pmemtest/common/cli.c pmemtest/common/stats.c \
+	pmemtest/common/roof.c pmemtest/init/report.c
 tests_test_pmemtest_replay_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
 tests_test_pmemtest_replay_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
 	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
@@ -147,8 +148,9 @@ tests_test_cpu_LDADD = $(TEST_LIBS)
 check_PROGRAMS += tests/test_pmemtest_oracle
 TESTS += tests/test_pmemtest_oracle
 tests_test_pmemtest_oracle_SOURCES = tests/test_pmemtest_oracle.c \
-	pmemtest/replay.c pmemtest/kmodel.c pmemtest/init_target.c pmemtest/devices.c pmemtest/util.c \
-	pmemtest/stats.c pmemtest/init_report.c
+	pmemtest/replay/methods.c pmemtest/replay/kmodel.c pmemtest/init/target.c \
+	pmemtest/common/devices.c pmemtest/common/cli.c pmemtest/common/stats.c \
+	pmemtest/common/roof.c pmemtest/init/report.c
 tests_test_pmemtest_oracle_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
 tests_test_pmemtest_oracle_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
 	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
