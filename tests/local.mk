@@ -158,3 +158,9 @@ tests_test_pmemtest_oracle_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemt
 # The QEMU rig's byte comparison (tools/vm/memmap-cmp.c) on an image made from pmemtest's replay
 TESTS += tests/test_memmap_cmp.sh
 EXTRA_DIST += tests/test_memmap_cmp.sh
+
+# pmemtest's command line as users expect it (issue 12): no hang on a fifo,
+# --dev refused where unused, empty tables are errors, real write errors,
+# global options after the command, one name per idea, "pmemtest help".
+TESTS += tests/test_pmemtest_cli.sh
+EXTRA_DIST += tests/test_pmemtest_cli.sh

@@ -42,6 +42,8 @@ struct bench_bufs {
 };
 
 int bench_bufs_open(struct bench_bufs *b, size_t len);
+/* Before anything is mapped: 0, or -1 with one line when @len cannot fit in memory. */
+int bench_check_buffer(const char *cmd, size_t len);
 void bench_bufs_close(struct bench_bufs *b);
 
 /* Bytes never zero, so no roof or contender is flattered by zero lines. */
@@ -83,17 +85,18 @@ void bench_calls_free(struct bench_calls *c);
 uint64_t bench_rand(uint64_t *state);
 
 /*
- * The benchmarks' clock: this thread's CPU time by default, so time spent
- * descheduled (2 shared cores) is not charged to whoever was running; memory
- * stalls still count. bench_use_wall_clock() switches to CLOCK_MONOTONIC.
+ * The benchmarks' clock: CLOCK_MONOTONIC by default, as init-bench's; with
+ * --clock cpu this thread's CPU time, so time spent descheduled (a shared
+ * machine) is not charged to whoever was running; memory stalls still count.
  */
 uint64_t bench_now(void);
 void bench_use_wall_clock(bool wall);
 const char *bench_clock_name(void);
 
 /*
- * The options copy-bench and clear-bench share: -r/--rounds, -b/--buffer,
- * -c/--cache (hot, cold or both; bit 1 hot, bit 2 cold), --clock and
+ * The options copy-bench and clear-bench share: -r/--repeat (alias
+ * --rounds), -b/--buffer, --cache (hot, cold or both; bit 1 hot, bit 2
+ * cold; no short form: -c is the global --csv), --clock and
  * -o/--only. bench_common_opt() takes one getopt result: 1 when it was a
  * shared option (stored through o), 0 when it is the command's own, -1
  * after a one-line error naming cmd.
@@ -105,8 +108,9 @@ struct bench_common {
 	const char **only;
 };
 
-#define BENCH_COMMON_SHORTOPTS "r:b:c:o:"
+#define BENCH_COMMON_SHORTOPTS "r:b:o:"
 #define BENCH_COMMON_LONGOPTS						\
+	{ "repeat", required_argument, NULL, 'r' },			\
 	{ "rounds", required_argument, NULL, 'r' },			\
 	{ "buffer", required_argument, NULL, 'b' },			\
 	{ "cache", required_argument, NULL, 'c' },			\

@@ -17,6 +17,7 @@
 
 #include "kflush.h"
 #include "bench.h"
+#include "../common/cli.h"
 
 uint64_t bench_rand(uint64_t *state)
 {
@@ -30,7 +31,7 @@ uint64_t bench_rand(uint64_t *state)
 	return x * 0x2545F4914F6CDD1DULL;
 }
 
-static bool wall_clock;
+static bool wall_clock = true;
 
 void bench_use_wall_clock(bool wall)
 {
@@ -110,6 +111,21 @@ static int map_pmem2(struct bench_bufs *b, size_t alloc)
 	b->pmem_drain = pmem2_get_drain_fn(b->map);
 	b->granularity = gran_name(pmem2_map_get_store_granularity(b->map));
 	return 0;
+}
+
+int bench_check_buffer(const char *cmd, size_t len)
+{
+	uint64_t avail = cli_mem_available();
+	uint64_t need = 2 * ((uint64_t)len + BENCH_HOT_SPAN);
+	char b1[32], b2[32], b3[32];
+
+	/* Both buffers are prefaulted: more than memory fails late, or swaps. */
+	if (!avail || need <= avail)
+		return 0;
+	cli_err("%s: buffer %s: source and destination need %s, %s of memory is available",
+		cmd, cli_fmt_bytes(len, b1, sizeof(b1)), cli_fmt_bytes(need, b2, sizeof(b2)),
+		cli_fmt_bytes(avail, b3, sizeof(b3)));
+	return -1;
 }
 
 int bench_bufs_open(struct bench_bufs *b, size_t len)

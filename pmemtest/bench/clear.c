@@ -14,6 +14,7 @@
 
 #include "kflush.h"
 #include "bench.h"
+#include "../common/cli.h"
 
 enum clear_kind { CLEAR_CALL_PAGE, CLEAR_CALL_PAGES, CLEAR_CALL_PAGES_FC, CLEAR_CALL_MEMSET_FC, CLEAR_CALL_PMEM, CLEAR_CALL_GLIBC, CLEAR_CALL_ROOF, CLEAR_CALL_NT_ZERO };
 
@@ -129,15 +130,33 @@ static int check_zero(const char *d, size_t len)
 	return 0;
 }
 
+/* The bytes one sample of extent @ext clears: whole extents, about @budget. */
+static size_t sample_area(size_t ext, bool hot)
+{
+	size_t budget = hot ? (1u << 20) : (8u << 20);
+
+	return (ext >= budget ? 1 : budget / ext) * ext;
+}
+
+/* Whether some extent can run in a cache state asked for (else: an error). */
+static bool fits(const struct clear_run *x, size_t buffer)
+{
+	for (size_t i = 0; i < x->nextents; i++) {
+		if ((x->cache & 1u) && sample_area(x->extents[i], true) <= BENCH_HOT_SPAN)
+			return true;
+		if ((x->cache & 2u) && sample_area(x->extents[i], false) <= buffer)
+			return true;
+	}
+	return false;
+}
+
 static int run_extents(struct clear_run *x, bool hot)
 {
 	int g = bench_res_group(x->res, "clear", hot ? "hot" : "cold", "extent");
 
 	for (size_t ei = 0; ei < x->nextents; ei++) {
 		size_t ext = x->extents[ei];
-		size_t budget = hot ? (1u << 20) : (8u << 20);
-		size_t count = ext >= budget ? 1 : budget / ext;
-		size_t area = count * ext;
+		size_t area = sample_area(ext, hot), count = area / ext;
 
 		if (hot && area > BENCH_HOT_SPAN)
 			continue;
@@ -211,12 +230,13 @@ static void usage(FILE *f)
 "\n"
 "Options:\n"
 "  -e, --extents LIST  extent sizes, multiples of 4K (default 4K,2M,1G)\n"
-"  -r, --rounds N      interleaved rounds per cell (default 5)\n"
+"  -r, --repeat N      interleaved rounds per cell (default 5); --rounds N is\n"
+"                      an alias\n"
 "  -b, --buffer SIZE   cold buffer (default: the largest extent, at least 8M)\n"
-"  -c, --cache WHICH   hot, cold or both (default both; hot needs the extents\n"
+"      --cache WHICH   hot, cold or both (default both; hot needs the extents\n"
 "                      of a sample to fit in 1 MiB..4 MiB, so not 1G)\n"
-"      --clock cpu|wall thread CPU time (default: descheduled time is not\n"
-"                      counted) or wall-clock time\n"
+"      --clock wall|cpu wall clock (default, as init-bench) or this thread's\n"
+"                      CPU time (descheduled time is not counted)\n"
 "  -o, --only LIST     only contenders whose name contains one of these\n"
 "                      comma-separated strings (the roof always runs)\n"
 "  -h, --help          this text\n"
@@ -293,7 +313,19 @@ int cmd_clear_bench(const struct pmemtest_global *g, int argc, char **argv)
 				buffer = x.extents[i];
 	if (buffer < (8u << 20))
 		buffer = 8u << 20;
-	idx = kflush_variant_find(KFLUSH_OP_FLUSH, "clflushopt");
+	if (!fits(&x, buffer)) {
+		cli_err("clear-bench: nothing to measure: no extent fits %s (hot: 4 MiB of "
+			"extents per sample; cold: --buffer)",
+			x.cache == 1 ? "the hot window" : x.cache == 2 ? "the buffer" :
+			"the hot window or the buffer");
+		free(x.extents);
+		return PMEMTEST_EXIT_USAGE;
+	}
+	if (bench_check_buffer("clear-bench", buffer)) {
+		free(x.extents);
+		return PMEMTEST_EXIT_USAGE;
+	}
+		idx = kflush_variant_find(KFLUSH_OP_FLUSH, "clflushopt");
 	if (idx < 0 || !kflush_variant_fn(KFLUSH_OP_FLUSH, (unsigned int)idx))
 		idx = kflush_variant_find(KFLUSH_OP_FLUSH, "clflush");
 	x.evict = idx >= 0 ? (kflush_flush_fn)kflush_variant_fn(KFLUSH_OP_FLUSH, (unsigned int)idx)

@@ -48,20 +48,23 @@ static void usage(FILE *f)
 "\n"
 "Options:\n"
 "  -m, --mode LIST         modes to run (see above), or all\n"
-"  -r, --rounds N          interleaved rounds per cell (default 5)\n"
+"  -r, --repeat N          interleaved rounds per cell (default 5); --rounds N\n"
+"                          is an alias\n"
 "  -b, --buffer SIZE       cold buffer, each of source and destination\n"
 "                          (default 1G; struct-page writes all of it per sample)\n"
 "  -s, --sizes LIST        sizes to run instead of each mode's ladder\n"
 "      --max-size SIZE     drop sizes above SIZE\n"
-"  -p, --struct-page LIST  struct page sizes for struct-page (default 64,80,96)\n"
-"  -c, --cache WHICH       hot, cold or both (default both)\n"
+"  -p, --struct-page LIST  struct page sizes for struct-page, multiples of 8\n"
+"                          from 8 to 4096 (default 64,80,96)\n"
+"      --cache WHICH       hot, cold or both (default both)\n"
 "  -l, --layout LIST       fixed, random, mix (default all three)\n"
 "      --seed N            seed of the random sizes and offsets (default 1)\n"
 "      --span SIZE         struct-page bytes written per sample (default: the\n"
 "                          whole buffer for 64 B, a quarter of it for other\n"
 "                          sizes, where PMDK crawls at ~0.3 GB/s)\n"
-"      --clock cpu|wall    thread CPU time (default; time descheduled on a busy\n"
-"                          machine is not counted) or wall-clock time\n"
+"      --clock wall|cpu    wall clock (default, as init-bench) or this thread's\n"
+"                          CPU time (time descheduled on a busy machine is\n"
+"                          not counted)\n"
 "  -o, --only LIST         run only contenders whose name contains one of\n"
 "                          these comma-separated strings (roofs always run),\n"
 "                          e.g. --only avx512,pmdk\n"
@@ -157,7 +160,7 @@ static int parse_opts(struct copy_opts *o, int argc, char **argv)
 			o->sp = NULL;
 			if (bench_parse_sizes(optarg, &o->sp, &o->nsp) || copy_check_struct_page(o)) {
 				fprintf(stderr, "pmemtest: copy-bench: bad --struct-page '%s' "
-					"(any of 64,80,96 or another size >= 8)\n", optarg);
+					"(multiples of 8 from 8 to 4096)\n", optarg);
 				return -1;
 			}
 			break;
@@ -208,6 +211,11 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 		free(x.o.sizes);
 		free(x.o.sp);
 		return ret > 0 ? PMEMTEST_EXIT_OK : PMEMTEST_EXIT_USAGE;
+	}
+	if (bench_check_buffer("copy-bench", x.o.buffer)) {
+		free(x.o.sizes);
+		free(x.o.sp);
+		return PMEMTEST_EXIT_USAGE;
 	}
 	x.rng = x.o.seed * 0x9E3779B97F4A7C15ULL + 1;
 	x.res = bench_res_new("copy-bench", x.o.rounds);

@@ -170,7 +170,7 @@ int bench_common_opt(const char *cmd, int c, const char *arg, const struct bench
 	case 'r':
 		rounds = strtoul(arg, &end, 10);
 		if (*end || !rounds || rounds > 1000) {
-			fprintf(stderr, "pmemtest: %s: bad --rounds '%s' (1..1000)\n", cmd, arg);
+			fprintf(stderr, "pmemtest: %s: bad --repeat '%s' (1..1000)\n", cmd, arg);
 			return -1;
 		}
 		*o->rounds = (unsigned int)rounds;

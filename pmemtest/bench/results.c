@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "bench.h"
+#include "../common/cli.h"
 
 struct summary {
 	double med_ns, min_ns, max_ns, ns_call, gbps, spread, x_peer, x_roof;
@@ -423,8 +424,22 @@ static void print_json(struct bench_res *r)
 	json_object_put(top);
 }
 
+/* Whether anything but a roof was measured: a table of roofs answers nothing. */
+static bool measured(const struct bench_res *r)
+{
+	for (size_t i = 0; i < r->ncells; i++)
+		if (r->cells[i].n && r->conts[r->cells[i].c].cls != BENCH_ROOF)
+			return true;
+	return false;
+}
+
 int bench_res_print(struct bench_res *r, const struct pmemtest_global *g)
 {
+	if (!measured(r)) {
+		cli_err("%s: nothing to measure: no contender, size and cache state of these "
+			"options can run (see --help)", r->bench);
+		return PMEMTEST_EXIT_USAGE;
+	}
 	for (size_t i = 0; i < r->ncells; i++)
 		cell_stats(&r->cells[i], &r->cells[i].st);
 	if (g->json)
@@ -433,9 +448,7 @@ int bench_res_print(struct bench_res *r, const struct pmemtest_global *g)
 		print_csv(r);
 	else
 		print_human(r);
-	if (fflush(stdout) || ferror(stdout)) {
-		perror("pmemtest: stdout");
-		return PMEMTEST_EXIT_FAIL;
-	}
+	/* A write error is main()'s to report, once, with its real errno. */
+	cli_flush_stdout();
 	return PMEMTEST_EXIT_OK;
 }

@@ -12,7 +12,7 @@ const char *cli_progname = "pmemtest";
 
 static void vmsg(const char *kind, const char *fmt, va_list ap, int errnum)
 {
-	fflush(stdout);
+	cli_flush_stdout();
 	fprintf(stderr, "%s: %s", cli_progname, kind);
 	vfprintf(stderr, fmt, ap);
 	if (errnum)
@@ -79,12 +79,26 @@ void cli_die_usage(const char *fmt, ...)
 	exit(2);
 }
 
+/* The first write error on stdout, kept: later calls see only ferror(). */
+static int stdout_errno;
+
+int cli_flush_stdout(void)
+{
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (!stdout_errno)
+			stdout_errno = errno ? errno : EIO;
+		return -1;
+	}
+	return 0;
+}
+
 int cli_finish_stdout(int rc)
 {
 	/* A full disk or closed pipe must not look like success. */
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	if (cli_flush_stdout()) {
 		fprintf(stderr, "%s: error writing standard output: %s\n",
-			cli_progname, strerror(errno ? errno : EIO));
+			cli_progname, strerror(stdout_errno));
 		return rc ? rc : 1;
 	}
 	return rc;

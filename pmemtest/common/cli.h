@@ -21,7 +21,12 @@ void cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn
 void cli_die_perror(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void cli_die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
-/* Flush stdout and report a write error; the exit code to use. */
+/*
+ * Flush stdout: 0, or -1 when a write failed (now or before), the first
+ * failure's errno kept for cli_finish_stdout(), which reports it in one line
+ * and gives the exit code to use.
+ */
+int cli_flush_stdout(void);
 int cli_finish_stdout(int rc);
 
 /*

@@ -38,12 +38,13 @@ static void usage(FILE *f)
 		"                           --dev) or in anonymous memory (vmemmap)\n"
 		"  -t, --methods LIST       comma list of slow,generic,fixed,wide,pmem2,memcpy,\n"
 		"                           roof or all (default all)\n"
-		"  -r, --repeat N           rebinds per method (default 30)\n"
+		"  -r, --repeat N           rebinds per method (default 30); --rounds N is an\n"
+		"                           alias (the name copy-bench and clear-bench had)\n"
 		"  -T, --threads N          split the pfn range across N threads (default 1)\n"
 		"  -C, --clock wall|cpu     time each rebind by the wall clock (default, as\n"
 		"                           the kernel's jiffies) or by the CPU time of the\n"
 		"                           slowest thread (ignores preemption on a busy host)\n"
-		"  -V, --variant NAME       generic calls this memcpy_flushcache variant of the\n"
+		"      --variant NAME       generic calls this memcpy_flushcache variant of the\n"
 		"                           libkflush registry instead of the bound one\n"
 		"  -S, --seed N             seed for the verification's random pfns\n"
 		"      --replay-out FILE    after the runs, write the whole struct page array\n"
@@ -97,10 +98,11 @@ int init_parse_opts(int argc, char **argv, struct init_opts *o)
 		{ "memmap",      required_argument, NULL, 'M' },
 		{ "methods",     required_argument, NULL, 't' },
 		{ "repeat",      required_argument, NULL, 'r' },
+		{ "rounds",      required_argument, NULL, 'r' },
 		{ "threads",     required_argument, NULL, 'T' },
 		{ "seed",        required_argument, NULL, 'S' },
 		{ "clock",       required_argument, NULL, 'C' },
-		{ "variant",     required_argument, NULL, 'V' },
+		{ "variant",     required_argument, NULL, 'v' },
 		{ "force",       no_argument,       NULL, 'f' },
 		{ "replay-out",  required_argument, NULL, 'O' },
 		{ "help",        no_argument,       NULL, 'h' },
@@ -118,7 +120,7 @@ int init_parse_opts(int argc, char **argv, struct init_opts *o)
 	o->repeat = 30;
 	o->threads = 1;
 	o->seed = 0x5eed;
-	while ((c = getopt_long(argc, argv, ":s:a:m:p:k:M:t:r:T:S:C:V:fh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:a:m:p:k:M:t:r:T:S:C:fh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			rc = cli_parse_size(optarg, &o->size);
@@ -195,7 +197,7 @@ int init_parse_opts(int argc, char **argv, struct init_opts *o)
 			else
 				cli_die_usage("--clock '%s': expected wall or cpu", optarg);
 			break;
-		case 'V': {
+		case 'v': {
 			int idx = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, optarg);
 
 			if (idx < 0)

@@ -53,7 +53,39 @@ int init_describe_target(const struct pmemtest_global *g, const struct init_opts
 	ns->map_fd = -1;
 	ns->path = path;
 	snprintf(ns->dev_map, sizeof(ns->dev_map), "?");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * The type first: open() of a fifo blocks until a writer comes, and a
+	 * socket or another kind of device is no namespace either way.
+	 */
+	if (stat(path, &st) < 0) {
+		cli_err_errno("%s", path);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		cli_err("%s: is a directory, not a devdax device or a file", path);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+		cli_err("%s: is a %s, not a devdax device or a file", path,
+			S_ISFIFO(st.st_mode) ? "fifo" : "socket");
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		cli_err("%s: is a block device; give its devdax device or a file on its fsdax filesystem",
+		       path);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (S_ISCHR(st.st_mode) && !is_devdax_chardev(st.st_rdev)) {
+		cli_err("%s: character device %u:%u is not a devdax device", path,
+		       major(st.st_rdev), minor(st.st_rdev));
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (!S_ISCHR(st.st_mode) && !S_ISREG(st.st_mode)) {
+		cli_err("%s: not a devdax device or a regular file", path);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	/* O_NONBLOCK: should the path have been swapped for a fifo meanwhile. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		cli_err_errno("%s", path);
 		return PMEMTEST_EXIT_FAIL;
@@ -65,13 +97,9 @@ int init_describe_target(const struct pmemtest_global *g, const struct init_opts
 	}
 	ns->fd = fd;
 	snprintf(ns->name, sizeof(ns->name), "%s", path);
-	if (S_ISDIR(st.st_mode)) {
-		cli_err("%s: is a directory, not a devdax device or a file", path);
-		return PMEMTEST_EXIT_FAIL;
-	}
-	if (S_ISBLK(st.st_mode)) {
-		cli_err("%s: is a block device; give its devdax device or a file on its fsdax filesystem",
-		       path);
+	if (!S_ISCHR(st.st_mode) && !S_ISREG(st.st_mode)) {
+		cli_err("%s: changed while it was opened: not a devdax device or a regular file",
+			path);
 		return PMEMTEST_EXIT_FAIL;
 	}
 	if (S_ISCHR(st.st_mode)) {
