@@ -12,6 +12,7 @@
 #include "kflush.h"
 #include "pmemtest.h"
 #include "common/cli.h"
+#include "common/output.h"
 
 static json_object *features_json(uint64_t f)
 {
@@ -98,7 +99,8 @@ int cmd_info(const struct pmemtest_global *g, int argc, char **argv)
 		cli_die_usage("info: --csv is not supported; use --json");
 
 	if (g->json) {
-		json_object *doc = json_object_new_object(), *ops = json_object_new_array();
+		json_object *doc = output_doc_new("info", NULL, -1, NULL);
+		json_object *ops = json_object_new_array();
 		json_object *devs = json_object_new_array();
 
 		json_object_object_add(doc, "cpu_features", features_json(kflush_cpu_features_raw()));
@@ -127,8 +129,7 @@ int cmd_info(const struct pmemtest_global *g, int argc, char **argv)
 		json_object_object_add(doc, "operations", ops);
 		devices_foreach(dev_json, devs);
 		json_object_object_add(doc, "devices", devs);
-		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY));
-		json_object_put(doc);
+		output_doc_print(doc);
 		return PMEMTEST_EXIT_OK;
 	}
 

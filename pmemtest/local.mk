@@ -8,7 +8,8 @@ pmemtest_common_sources = \
 	pmemtest/common/cli.c pmemtest/common/cli.h \
 	pmemtest/common/stats.c pmemtest/common/stats.h \
 	pmemtest/common/roof.c pmemtest/common/roof.h \
-	pmemtest/common/devices.c pmemtest/common/devices.h
+	pmemtest/common/devices.c pmemtest/common/devices.h \
+	pmemtest/common/output.c pmemtest/common/output.h
 pmemtest_replay_sources = \
 	pmemtest/replay/methods.c pmemtest/replay/methods.h pmemtest/replay/replay.h \
 	pmemtest/replay/kmodel.c pmemtest/replay/kmodel.h

@@ -6,8 +6,8 @@
  *
  * Global options stop at the first non-option ("+" in the optstring), so a
  * command's own options never reach this parser; after the command name,
- * take_globals() lifts --dev, --json, --csv and --quiet (and their short
- * forms) out of the command's arguments, so they mean the same anywhere.
+ * take_globals() lifts --dev, --json, --csv, --quiet (and their short
+ * forms) and --output out of the command's arguments, so they mean the same anywhere.
  * Their short letters are therefore no command's own.
  */
 #include <getopt.h>
@@ -63,6 +63,12 @@ static int take_globals(struct pmemtest_global *g, int argc, char **argv)
 			g->csv = true;
 		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
 			g->quiet = true;
+		} else if (!strncmp(a, "--output=", 9)) {
+			g->output = a + 9;
+		} else if (!strcmp(a, "--output")) {
+			if (i + 1 >= argc)
+				cli_die_usage("option '%s' needs an argument", a);
+			g->output = argv[++i];
 		} else if (!strncmp(a, "--dev=", 6)) {
 			g->dev = a + 6;
 		} else if (!strcmp(a, "--dev") || !strcmp(a, "-d")) {
@@ -75,6 +81,8 @@ static int take_globals(struct pmemtest_global *g, int argc, char **argv)
 		}
 		if (g->dev && !*g->dev)
 			cli_die_usage("--dev needs a path");
+		if (g->output && !*g->output)
+			cli_die_usage("--output needs a file name");
 	}
 	while (i < argc)
 		argv[out++] = argv[i++];
@@ -87,13 +95,14 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: pmemtest [global options] <command> [command options]\n"
 		"\n"
-		"Global options (--dev, --json, --csv, --quiet also after the command):\n"
+		"Global options (all but -f, -h, -V also after the command):\n"
 		"  -d, --dev PATH   init-bench's target: devdax device (/dev/daxX.Y), file on\n"
 		"                   an fsdax filesystem, or ordinary file; default: the\n"
 		"                   embedded namespaces. The other commands refuse it\n"
 		"  -j, --json       machine-readable JSON on stdout\n"
 		"  -c, --csv        CSV on stdout (every sample)\n"
 		"  -q, --quiet      no progress bar, no notes on stderr\n"
+		"      --output FILE  the table, CSV or JSON into FILE instead of stdout\n"
 		"  -f, --force      allow writing to the target (init-bench --memmap dev);\n"
 		"                   also accepted after init-bench, with the same effect\n"
 		"  -h, --help       this help; 'pmemtest <command> --help' for a command\n"
@@ -119,6 +128,7 @@ int main(int argc, char **argv)
 		{ "force",   no_argument,       NULL, 'f' },
 		{ "help",    no_argument,       NULL, 'h' },
 		{ "version", no_argument,       NULL, 'V' },
+		{ "output",  required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct pmemtest_global g = { 0 };
@@ -132,6 +142,11 @@ int main(int argc, char **argv)
 			if (!*optarg)
 				cli_die_usage("--dev needs a path");
 			g.dev = optarg;
+			break;
+		case 'O':
+			if (!*optarg)
+				cli_die_usage("--output needs a file name");
+			g.output = optarg;
 			break;
 		case 'j': g.json = true; break;
 		case 'c': g.csv = true; break;
@@ -184,6 +199,11 @@ int main(int argc, char **argv)
 		cli_die_usage("%s does not use --dev: only init-bench runs on a device "
 			      "(copy-bench and clear-bench measure DRAM standing in for pmem)",
 			      cmd->name);
+	/* Everything the command prints on stdout goes to the file instead. */
+	if (g.output && !freopen(g.output, "w", stdout)) {
+		cli_err_errno("--output %s", g.output);
+		return PMEMTEST_EXIT_FAIL;
+	}
 	/* Each command parses its own options from a fresh start. */
 	optind = 0;
 	return cli_finish_stdout(cmd->fn(&g, nargc, argv + first));

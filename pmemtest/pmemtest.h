@@ -19,6 +19,7 @@ struct pmemtest_global {
 	bool csv;		/* --csv */
 	bool quiet;		/* --quiet */
 	bool force;		/* --force */
+	const char *output;	/* --output FILE: stdout goes there */
 };
 
 /* Commands: argv[0] is the command name; return an exit code. */

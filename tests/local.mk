@@ -117,7 +117,7 @@ TESTS += tests/test_pmemtest_replay
 tests_test_pmemtest_replay_SOURCES = tests/test_pmemtest_replay.c \
 	pmemtest/replay/methods.c pmemtest/replay/kmodel.c pmemtest/init/target.c \
 	pmemtest/common/devices.c pmemtest/common/cli.c pmemtest/common/stats.c \
-	pmemtest/common/roof.c pmemtest/init/report.c
+	pmemtest/common/roof.c pmemtest/common/output.c pmemtest/init/report.c
 tests_test_pmemtest_replay_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
 tests_test_pmemtest_replay_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
 	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
@@ -150,7 +150,7 @@ TESTS += tests/test_pmemtest_oracle
 tests_test_pmemtest_oracle_SOURCES = tests/test_pmemtest_oracle.c \
 	pmemtest/replay/methods.c pmemtest/replay/kmodel.c pmemtest/init/target.c \
 	pmemtest/common/devices.c pmemtest/common/cli.c pmemtest/common/stats.c \
-	pmemtest/common/roof.c pmemtest/init/report.c
+	pmemtest/common/roof.c pmemtest/common/output.c pmemtest/init/report.c
 tests_test_pmemtest_oracle_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
 tests_test_pmemtest_oracle_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
 	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
@@ -164,3 +164,8 @@ EXTRA_DIST += tests/test_memmap_cmp.sh
 # global options after the command, one name per idea, "pmemtest help".
 TESTS += tests/test_pmemtest_cli.sh
 EXTRA_DIST += tests/test_pmemtest_cli.sh
+
+# One output schema (issue 12): every command's --json and --csv read back
+# with jq against pmemtest(1)'s OUTPUT SCHEMA.
+TESTS += tests/test_pmemtest_schema.sh
+EXTRA_DIST += tests/test_pmemtest_schema.sh

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <json-c/json.h>
 #include <libpmem2.h>
 
 #include "../pmemtest.h"
@@ -92,6 +93,8 @@ uint64_t bench_rand(uint64_t *state);
 uint64_t bench_now(void);
 void bench_use_wall_clock(bool wall);
 const char *bench_clock_name(void);
+/* "wall" or "cpu", as --clock and the JSON say it. */
+const char *bench_clock_short(void);
 
 /*
  * The options copy-bench and clear-bench share: -r/--repeat (alias
@@ -142,6 +145,8 @@ double bench_res_median(struct bench_res *r, int group, int contender, size_t si
 double bench_res_median_gbps(struct bench_res *r, int group, int contender, size_t size);
 void bench_res_note(struct bench_res *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The command's options for --json's "options" (taken over). */
+void bench_res_options(struct bench_res *r, json_object *options);
 /* Print per the global options; returns an exit code. */
 int bench_res_print(struct bench_res *r, const struct pmemtest_global *g);
 

@@ -18,6 +18,7 @@
 #include "kflush.h"
 #include "bench.h"
 #include "../common/cli.h"
+#include "../common/output.h"
 
 uint64_t bench_rand(uint64_t *state)
 {
@@ -42,6 +43,11 @@ const char *bench_clock_name(void)
 {
 	return wall_clock ? "wall clock (CLOCK_MONOTONIC)" :
 			    "thread CPU time (CLOCK_THREAD_CPUTIME_ID; descheduled time excluded)";
+}
+
+const char *bench_clock_short(void)
+{
+	return wall_clock ? "wall" : "cpu";
 }
 
 uint64_t bench_now(void)
@@ -299,23 +305,7 @@ void bench_calls_free(struct bench_calls *c)
 
 void bench_cpu_model(char *buf, size_t len)
 {
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[256];
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (strncmp(line, "model name", 10) || !colon)
-			continue;
-		colon += 1 + (colon[1] == ' ');
-		colon[strcspn(colon, "\n")] = 0;
-		snprintf(buf, len, "%s", colon);
-		break;
-	}
-	fclose(f);
+	output_cpuinfo("model name", buf, len);
 }
 
 void bench_header(struct bench_res *r, const struct bench_bufs *b, unsigned int rounds)

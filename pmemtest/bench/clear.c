@@ -15,6 +15,7 @@
 #include "kflush.h"
 #include "bench.h"
 #include "../common/cli.h"
+#include "../common/output.h"
 
 enum clear_kind { CLEAR_CALL_PAGE, CLEAR_CALL_PAGES, CLEAR_CALL_PAGES_FC, CLEAR_CALL_MEMSET_FC, CLEAR_CALL_PMEM, CLEAR_CALL_GLIBC, CLEAR_CALL_ROOF, CLEAR_CALL_NT_ZERO };
 
@@ -287,6 +288,27 @@ bad:
 	return -1;
 }
 
+/* The options as they ran, defaults filled in: the JSON's "options". */
+static json_object *options_json(const struct clear_run *x, size_t buffer)
+{
+	json_object *j = json_object_new_object(), *e = json_object_new_array();
+	json_object *c = json_object_new_array();
+
+	for (size_t i = 0; i < x->nextents; i++)
+		json_object_array_add(e, json_object_new_int64((int64_t)x->extents[i]));
+	if (x->cache & 1u)
+		json_object_array_add(c, json_object_new_string("hot"));
+	if (x->cache & 2u)
+		json_object_array_add(c, json_object_new_string("cold"));
+	output_set(j, "extents", e);
+	output_set(j, "repeat", json_object_new_int((int)x->rounds));
+	output_set(j, "buffer", json_object_new_int64((int64_t)buffer));
+	output_set(j, "cache", c);
+	output_set(j, "clock", output_str(bench_clock_short()));
+	output_set(j, "only", output_str(x->only));
+	return j;
+}
+
 int cmd_clear_bench(const struct pmemtest_global *g, int argc, char **argv)
 {
 	static const size_t def[] = { 4096, 2u << 20, 1u << 30 };
@@ -333,6 +355,7 @@ int cmd_clear_bench(const struct pmemtest_global *g, int argc, char **argv)
 	x.res = bench_res_new("clear-bench", x.rounds);
 	if (!x.res || bench_bufs_open(&x.b, buffer) < 0)
 		goto out;
+	bench_res_options(x.res, options_json(&x, buffer));
 	bench_header(x.res, &x.b, x.rounds);
 	add_variants(&x, KFLUSH_OP_CLEAR_PAGE, CLEAR_CALL_PAGE);
 	add_variants(&x, KFLUSH_OP_CLEAR_PAGES, CLEAR_CALL_PAGES);

@@ -12,6 +12,7 @@
 
 #include "kflush.h"
 #include "copy.h"
+#include "../common/output.h"
 
 /* The modes, in the order they run; --mode LIST picks by index. */
 static const struct copy_mode *const modes[] = {
@@ -70,10 +71,10 @@ static void usage(FILE *f)
 "                          e.g. --only avx512,pmdk\n"
 "  -h, --help              this text\n"
 "\n"
-"Sizes take K, M, G suffixes (powers of 1024). Global --csv prints '#' note\n"
-"lines, a header, one row per sample and one \"median\" row per cell (what\n"
-"tools/plot.gp plots; a mix row's size is its upper bound); --json carries\n"
-"every sample. Targets are reported, never asserted: exit 0 unless\n"
+"Sizes take K, M, G suffixes (powers of 1024). Global --csv prints a header,\n"
+"one row per sample and one \"median\" row per cell (what tools/plot.gp\n"
+"plots; a mix row's size is its upper bound); --json carries every sample\n"
+"(the schema: pmemtest(1), OUTPUT SCHEMA). Targets are reported, never asserted: exit 0 unless\n"
 "something failed (1) or the command line is wrong (2).\n");
 }
 
@@ -192,6 +193,52 @@ static int parse_opts(struct copy_opts *o, int argc, char **argv)
 	return bench_no_operands("copy-bench", argc, argv);
 }
 
+static json_object *sizes_json(const size_t *v, size_t n)
+{
+	json_object *a;
+
+	if (!v)
+		return NULL;
+	a = json_object_new_array();
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_int64((int64_t)v[i]));
+	return a;
+}
+
+static json_object *names_json(unsigned int mask, const char *const *names, size_t n)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++)
+		if (mask & (1u << i))
+			json_object_array_add(a, json_object_new_string(names[i]));
+	return a;
+}
+
+/* The options as they ran, defaults filled in: the JSON's "options". */
+static json_object *options_json(const struct copy_opts *o)
+{
+	json_object *j = json_object_new_object();
+	const char *mode_names[NR_MODES];
+	static const char *const cache_names[] = { "hot", "cold" };
+
+	for (size_t i = 0; i < NR_MODES; i++)
+		mode_names[i] = modes[i]->name;
+	output_set(j, "mode", names_json(o->modes, mode_names, NR_MODES));
+	output_set(j, "repeat", json_object_new_int((int)o->rounds));
+	output_set(j, "buffer", json_object_new_int64((int64_t)o->buffer));
+	output_set(j, "sizes", sizes_json(o->sizes, o->nsizes));
+	output_set(j, "max_size", o->max_size ? json_object_new_int64((int64_t)o->max_size) : NULL);
+	output_set(j, "struct_page", sizes_json(o->sp, o->nsp));
+	output_set(j, "span", o->sp_span ? json_object_new_int64((int64_t)o->sp_span) : NULL);
+	output_set(j, "cache", names_json(o->cache, cache_names, 2));
+	output_set(j, "layout", names_json(o->layouts, copy_layout_names, 3));
+	output_set(j, "seed", json_object_new_int64((int64_t)o->seed));
+	output_set(j, "clock", output_str(bench_clock_short()));
+	output_set(j, "only", output_str(o->only));
+	return j;
+}
+
 int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 {
 	struct copy_run x = { 0 };
@@ -221,6 +268,7 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 	x.res = bench_res_new("copy-bench", x.o.rounds);
 	if (!x.res || bench_bufs_open(&x.b, x.o.buffer) < 0)
 		goto out;
+	bench_res_options(x.res, options_json(&x.o));
 	bench_header(x.res, &x.b, x.o.rounds);
 	bench_res_note(x.res, "roof for bulk/sweep: streaming copy with %s NT stores, unaligned loads "
 		       "batched 32 (zmm) or 8 (ymm) lines ahead, one sfence; struct-page roof: 64 B "

@@ -14,6 +14,7 @@
 
 #include "bench.h"
 #include "../common/cli.h"
+#include "../common/output.h"
 
 struct summary {
 	double med_ns, min_ns, max_ns, ns_call, gbps, spread, x_peer, x_roof;
@@ -40,6 +41,7 @@ struct contender {
 
 struct bench_res {
 	char *bench;
+	json_object *options;	/* the command's, for --json; owned */
 	unsigned int rounds;
 	struct group *groups;
 	struct contender *conts;
@@ -90,6 +92,7 @@ void bench_res_free(struct bench_res *r)
 {
 	if (!r)
 		return;
+	json_object_put(r->options);
 	for (size_t i = 0; i < r->ngroups; i++) {
 		free(r->groups[i].mode);
 		free(r->groups[i].cache);
@@ -109,6 +112,12 @@ void bench_res_free(struct bench_res *r)
 	free(r->notes);
 	free(r->bench);
 	free(r);
+}
+
+void bench_res_options(struct bench_res *r, json_object *options)
+{
+	json_object_put(r->options);
+	r->options = options;
 }
 
 int bench_res_group(struct bench_res *r, const char *mode, const char *cache, const char *layout)
@@ -337,8 +346,6 @@ static void csv_ratio(double v)
  */
 static void print_csv(struct bench_res *r)
 {
-	for (size_t i = 0; i < r->nnotes; i++)
-		printf("# %s\n", r->notes[i]);
 	printf("row,bench,mode,cache,layout,size,contender,class,round,calls,bytes,ns,"
 	       "ns_per_call,gbps,spread_pct,x_peer,x_roof\n");
 	for (size_t i = 0; i < r->ncells; i++) {
@@ -407,21 +414,17 @@ static json_object *cell_json(struct bench_res *r, const struct cell *cl)
 
 static void print_json(struct bench_res *r)
 {
-	json_object *top = json_object_new_object();
+	json_object *top = output_doc_new(r->bench, bench_clock_short(), true, r->options);
 	json_object *notes = json_object_new_array(), *cells = json_object_new_array();
 
-	jset(top, "bench", json_object_new_string(r->bench));
-	jset(top, "dram_stands_in_for_pmem", json_object_new_boolean(1));
-	jset(top, "rounds", json_object_new_int((int)r->rounds));
+	r->options = NULL;
 	for (size_t i = 0; i < r->nnotes; i++)
 		json_object_array_add(notes, json_object_new_string(r->notes[i]));
 	jset(top, "notes", notes);
 	for (size_t i = 0; i < r->ncells; i++)
 		json_object_array_add(cells, cell_json(r, &r->cells[i]));
 	jset(top, "results", cells);
-	printf("%s\n", json_object_to_json_string_ext(top, JSON_C_TO_STRING_SPACED |
-						       JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(top);
+	output_doc_print(top);
 }
 
 /* Whether anything but a roof was measured: a table of roofs answers nothing. */
@@ -442,12 +445,14 @@ int bench_res_print(struct bench_res *r, const struct pmemtest_global *g)
 	}
 	for (size_t i = 0; i < r->ncells; i++)
 		cell_stats(&r->cells[i], &r->cells[i].st);
-	if (g->json)
+	if (g->json) {
 		print_json(r);
-	else if (g->csv)
+	} else if (g->csv) {
+		/* A header and rows only, for any CSV reader: the notes are the table's and JSON's. */
 		print_csv(r);
-	else
+	} else {
 		print_human(r);
+	}
 	/* A write error is main()'s to report, once, with its real errno. */
 	cli_flush_stdout();
 	return PMEMTEST_EXIT_OK;

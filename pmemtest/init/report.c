@@ -8,6 +8,7 @@
 
 #include "init.h"
 #include "../common/cli.h"
+#include "../common/output.h"
 
 static const struct {
 	const char *name;
@@ -145,11 +146,18 @@ void init_report_csv(const struct init_ns *ns, const struct init_opts *o, struct
 	}
 }
 
-static json_object *json_doc;
+/* What --json collects over the namespaces, printed by init_report_json_end(). */
+static json_object *json_ns, *json_results;
+static bool json_dram;
 
 static json_object *jdouble(double v)
 {
 	return json_object_new_double(v);
+}
+
+static json_object *jns(double ms)
+{
+	return json_object_new_int64((int64_t)(ms * 1e6 + 0.5));
 }
 
 /* A ratio against a method that did not run is null, not 0. */
@@ -164,89 +172,145 @@ static json_object *jverdict(enum init_verdict v)
 	return v == INIT_NOT_CHECKED ? NULL : json_object_new_boolean(v == INIT_PASSED);
 }
 
+/* The benches' classes: what libkflush calls, its peers, the roof, the rest. */
+static const char *method_class(enum replay_method m)
+{
+	switch (m) {
+	case REPLAY_GENERIC: case REPLAY_FIXED: case REPLAY_WIDE: return "kflush";
+	case REPLAY_PMEM2: case REPLAY_MEMCPY: return "peer";
+	case REPLAY_ROOF: return "roof";
+	case REPLAY_SLOW: case REPLAY_NR_METHODS: break;
+	}
+	return "ref";
+}
+
+static const char *kernel_name(const struct init_ns *ns)
+{
+	return (ns->kernel ? ns->kernel : replay_kernel_default())->name;
+}
+
+static void json_result(const struct init_ns *ns, const struct init_result *res,
+			struct init_result *all, enum replay_method m)
+{
+	json_object *x = json_object_new_object(), *sa = json_object_new_array();
+	const struct stats_summary *s = &res->s;
+
+	output_set(x, "namespace", output_str(ns->name));
+	output_set(x, "contender", output_str(methods[m].name));
+	output_set(x, "class", output_str(method_class(m)));
+	output_set(x, "nt", json_object_new_boolean(methods[m].durable));
+	output_set(x, "verified", jverdict(res->verdict));
+	output_set(x, "mode", output_str(ns->devdax ? "devdax" : "fsdax"));
+	output_set(x, "map", output_str(ns->altmap ? "dev" : "mem"));
+	output_set(x, "size", json_object_new_int64((int64_t)ns->size));
+	output_set(x, "struct_page", json_object_new_int((int)ns->sp));
+	output_set(x, "kernel", output_str(kernel_name(ns)));
+	output_set(x, "bytes", json_object_new_int64((int64_t)ns->written));
+	output_set(x, "mean_ns", jdouble(s->mean * 1e6));
+	output_set(x, "median_ns", jdouble(s->median * 1e6));
+	output_set(x, "stddev_ns", jdouble(s->stddev * 1e6));
+	output_set(x, "min_ns", jdouble(s->min * 1e6));
+	output_set(x, "max_ns", jdouble(s->max * 1e6));
+	output_set(x, "gbps", jdouble(s->median > 0 ? (double)ns->written / (s->median * 1e6) : 0));
+	output_set(x, "x_slow", jratio(ratio(all, REPLAY_SLOW, m)));
+	output_set(x, "x_generic", jratio(ratio(all, REPLAY_GENERIC, m)));
+	output_set(x, "x_pmem2", jratio(ratio(all, REPLAY_PMEM2, m)));
+	output_set(x, "of_roof", jratio(ratio(all, REPLAY_ROOF, m)));
+	/* Run order, as taken: the summaries above sorted a copy. */
+	for (unsigned int i = 0; i < res->runs; i++) {
+		json_object *smp = json_object_new_object();
+
+		output_set(smp, "round", json_object_new_int((int)i));
+		output_set(smp, "ns", jns(res->samples[i]));
+		json_object_array_add(sa, smp);
+	}
+	output_set(x, "samples", sa);
+	json_object_array_add(json_results, x);
+}
+
 void init_report_json_ns(const struct init_ns *ns, struct init_result *r)
 {
-	json_object *j = json_object_new_object(), *ms = json_object_new_array();
+	json_object *j = json_object_new_object();
 	bool verified = true;
 
-	if (!json_doc) {
-		json_doc = json_object_new_object();
-		json_object_object_add(json_doc, "command", json_object_new_string("init-bench"));
-		json_object_object_add(json_doc, "namespaces", json_object_new_array());
+	if (!json_ns) {
+		json_ns = json_object_new_array();
+		json_results = json_object_new_array();
 	}
-	json_object_object_add(j, "name", json_object_new_string(ns->name));
-	json_object_object_add(j, "mode", json_object_new_string(ns->devdax ? "devdax" : "fsdax"));
-	json_object_object_add(j, "map", json_object_new_string(ns->altmap ? "dev" : "mem"));
-	json_object_object_add(j, "size", json_object_new_int64((int64_t)ns->size));
-	json_object_object_add(j, "align", json_object_new_int64((int64_t)ns->align));
-	json_object_object_add(j, "struct_page", json_object_new_int((int)ns->sp));
-	json_object_object_add(j, "compound_pfns", json_object_new_int((int)ns->rp.ppc));
-	json_object_object_add(j, "compound_initialised", json_object_new_int((int)ns->rp.compound_nr));
-	json_object_object_add(j, "pfns_initialised", json_object_new_int64((int64_t)ns->pfns_init));
-	json_object_object_add(j, "bytes_written", json_object_new_int64((int64_t)ns->written));
-	json_object_object_add(j, "memmap_bytes", json_object_new_int64((int64_t)ns->memmap_bytes));
-	json_object_object_add(j, "storage", json_object_new_string(ns->storage));
+	json_dram |= !ns->real_dax;
+	output_set(j, "name", output_str(ns->name));
+	output_set(j, "dev", output_str(ns->path));
+	output_set(j, "mode", output_str(ns->devdax ? "devdax" : "fsdax"));
+	output_set(j, "map", output_str(ns->altmap ? "dev" : "mem"));
+	output_set(j, "size", json_object_new_int64((int64_t)ns->size));
+	output_set(j, "align", json_object_new_int64((int64_t)ns->align));
+	output_set(j, "struct_page", json_object_new_int((int)ns->sp));
+	output_set(j, "compound_pfns", json_object_new_int((int)ns->rp.ppc));
+	output_set(j, "compound_initialised", json_object_new_int((int)ns->rp.compound_nr));
+	output_set(j, "pfns_initialised", json_object_new_int64((int64_t)ns->pfns_init));
+	output_set(j, "bytes_written", json_object_new_int64((int64_t)ns->written));
+	output_set(j, "memmap_bytes", json_object_new_int64((int64_t)ns->memmap_bytes));
+	output_set(j, "storage", output_str(ns->storage));
 	/* Where the array was written and what kind of memory that is. */
-	json_object_object_add(j, "memmap_on_target", json_object_new_boolean(ns->on_target));
-	json_object_object_add(j, "write_first", json_object_new_int64((int64_t)ns->write_lo));
-	json_object_object_add(j, "write_last", json_object_new_int64((int64_t)ns->write_hi - 1));
-	json_object_object_add(j, "real_dax", json_object_new_boolean(ns->real_dax));
-	json_object_object_add(j, "map_sync", json_object_new_boolean(ns->map_sync));
-	json_object_object_add(j, "granularity", ns->gran ? json_object_new_string(ns->gran) : NULL);
-	json_object_object_add(j, "granularity_forced", json_object_new_boolean(ns->gran_forced));
-	json_object_object_add(j, "data_area", json_object_new_boolean(ns->data_only));
+	output_set(j, "memmap_on_target", json_object_new_boolean(ns->on_target));
+	output_set(j, "write_first", json_object_new_int64((int64_t)ns->write_lo));
+	output_set(j, "write_last", json_object_new_int64((int64_t)ns->write_hi - 1));
+	output_set(j, "real_dax", json_object_new_boolean(ns->real_dax));
+	output_set(j, "map_sync", json_object_new_boolean(ns->map_sync));
+	output_set(j, "granularity", output_str(ns->gran));
+	output_set(j, "granularity_forced", json_object_new_boolean(ns->gran_forced));
+	output_set(j, "data_area", json_object_new_boolean(ns->data_only));
 	/* The namespace is verified when no checked method failed. */
 	for (int m = 0; m < REPLAY_NR_METHODS; m++)
 		if (r[m].run && r[m].verdict == INIT_FAILED)
 			verified = false;
-	json_object_object_add(j, "verified", json_object_new_boolean(verified));
-	for (int m = 0; m < REPLAY_NR_METHODS; m++) {
-		json_object *x, *sa;
+	output_set(j, "verified", json_object_new_boolean(verified));
+	output_set(j, "kernel", output_str(kernel_name(ns)));
+	json_object_array_add(json_ns, j);
+	for (int m = 0; m < REPLAY_NR_METHODS; m++)
+		if (r[m].run)
+			json_result(ns, &r[m], r, (enum replay_method)m);
+}
 
-		if (!r[m].run)
-			continue;
-		x = json_object_new_object();
-		sa = json_object_new_array();
-		for (unsigned int i = 0; i < r[m].runs; i++)
-			json_object_array_add(sa, jdouble(r[m].samples[i]));
-		json_object_object_add(x, "method", json_object_new_string(methods[m].name));
-		json_object_object_add(x, "nt", json_object_new_boolean(methods[m].durable));
-		json_object_object_add(x, "verified", jverdict(r[m].verdict));
-		json_object_object_add(x, "samples_ms", sa);
-		json_object_object_add(x, "mean_ms", jdouble(r[m].s.mean));
-		json_object_object_add(x, "median_ms", jdouble(r[m].s.median));
-		json_object_object_add(x, "stddev_ms", jdouble(r[m].s.stddev));
-		json_object_object_add(x, "min_ms", jdouble(r[m].s.min));
-		json_object_object_add(x, "max_ms", jdouble(r[m].s.max));
-		json_object_object_add(x, "gbps", jdouble(r[m].s.median > 0 ?
-			(double)ns->written / (r[m].s.median * 1e6) : 0));
-		json_object_object_add(x, "x_slow", jratio(ratio(r, REPLAY_SLOW, (enum replay_method)m)));
-		json_object_object_add(x, "x_generic", jratio(ratio(r, REPLAY_GENERIC, (enum replay_method)m)));
-		json_object_object_add(x, "x_pmem2", jratio(ratio(r, REPLAY_PMEM2, (enum replay_method)m)));
-		json_object_object_add(x, "of_roof", jratio(ratio(r, REPLAY_ROOF, (enum replay_method)m)));
-		json_object_array_add(ms, x);
-	}
-	json_object_object_add(j, "methods", ms);
-	json_object_array_add(json_object_object_get(json_doc, "namespaces"), j);
+/* The options as they ran, defaults filled in: the document's "options". */
+static json_object *options_json(const struct init_opts *o)
+{
+	json_object *j = json_object_new_object(), *ms = json_object_new_array();
+
+	for (int m = 0; m < REPLAY_NR_METHODS; m++)
+		if (o->methods & (1u << m))
+			json_object_array_add(ms, json_object_new_string(methods[m].name));
+	output_set(j, "size", o->size ? json_object_new_int64((int64_t)o->size) : NULL);
+	output_set(j, "align", o->align ? json_object_new_int64((int64_t)o->align) : NULL);
+	output_set(j, "mode", o->mode < 0 ? NULL : output_str(o->mode ? "devdax" : "fsdax"));
+	output_set(j, "struct_page", json_object_new_int((int)o->sp));
+	output_set(j, "kernel", output_str(o->kernel->name));
+	output_set(j, "memmap", o->memmap == INIT_MEMMAP_UNSET ? NULL :
+		   output_str(o->memmap == INIT_MEMMAP_DEV ? "dev" : "mem"));
+	output_set(j, "methods", ms);
+	output_set(j, "repeat", json_object_new_int((int)o->repeat));
+	output_set(j, "threads", json_object_new_int((int)o->threads));
+	output_set(j, "seed", json_object_new_int64((int64_t)o->seed));
+	output_set(j, "clock", output_str(o->cpu_clock ? "cpu" : "wall"));
+	output_set(j, "variant", output_str(o->variant));
+	return j;
 }
 
 void init_report_json_end(const struct init_opts *o)
 {
-	json_object *seed = json_object_new_object();
+	json_object *seed = json_object_new_object(), *doc;
 
-	if (!json_doc)
+	if (!json_ns)
 		return;
-	json_object_object_add(json_doc, "repeat", json_object_new_int((int)o->repeat));
-	json_object_object_add(json_doc, "threads", json_object_new_int((int)o->threads));
-	json_object_object_add(json_doc, "generic_variant",
-			       o->variant ? json_object_new_string(o->variant) : NULL);
-	json_object_object_add(json_doc, "clock", json_object_new_string(o->cpu_clock ? "cpu" : "wall"));
-	json_object_object_add(seed, "nd_pmem_slow_over_fixed", jdouble(244.28 / 96.79));
-	json_object_object_add(seed, "nd_pmem_generic_over_fixed", jdouble(150.83 / 96.79));
-	json_object_object_add(seed, "dax_pmem_slow_over_fixed", jdouble(273.31 / 119.04));
-	json_object_object_add(seed, "dax_pmem_generic_over_fixed", jdouble(153.55 / 119.04));
-	json_object_object_add(json_doc, "seed_reference", seed);
-	printf("%s\n", json_object_to_json_string_ext(json_doc, JSON_C_TO_STRING_PRETTY));
-	json_object_put(json_doc);
-	json_doc = NULL;
+	doc = output_doc_new("init-bench", o->cpu_clock ? "cpu" : "wall", json_dram,
+			     options_json(o));
+	output_set(doc, "namespaces", json_ns);
+	output_set(doc, "results", json_results);
+	output_set(seed, "nd_pmem_slow_over_fixed", jdouble(244.28 / 96.79));
+	output_set(seed, "nd_pmem_generic_over_fixed", jdouble(150.83 / 96.79));
+	output_set(seed, "dax_pmem_slow_over_fixed", jdouble(273.31 / 119.04));
+	output_set(seed, "dax_pmem_generic_over_fixed", jdouble(153.55 / 119.04));
+	output_set(doc, "seed_reference", seed);
+	output_doc_print(doc);
+	json_ns = json_results = NULL;
 }
