@@ -9,7 +9,8 @@ pmemtest_common_sources = \
 	pmemtest/common/stats.c pmemtest/common/stats.h \
 	pmemtest/common/roof.c pmemtest/common/roof.h \
 	pmemtest/common/devices.c pmemtest/common/devices.h \
-	pmemtest/common/output.c pmemtest/common/output.h
+	pmemtest/common/output.c pmemtest/common/output.h \
+	pmemtest/common/progress.c pmemtest/common/progress.h
 pmemtest_replay_sources = \
 	pmemtest/replay/methods.c pmemtest/replay/methods.h pmemtest/replay/replay.h \
 	pmemtest/replay/kmodel.c pmemtest/replay/kmodel.h

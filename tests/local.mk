@@ -169,3 +169,8 @@ EXTRA_DIST += tests/test_pmemtest_cli.sh
 # with jq against pmemtest(1)'s OUTPUT SCHEMA.
 TESTS += tests/test_pmemtest_schema.sh
 EXTRA_DIST += tests/test_pmemtest_schema.sh
+
+# pmemtest's progress line (terminal only, width-adaptive, ETA) and Ctrl-C
+# (what was measured so far, exit 130).
+TESTS += tests/test_pmemtest_progress.sh
+EXTRA_DIST += tests/test_pmemtest_progress.sh

@@ -149,6 +149,11 @@ void bench_res_note(struct bench_res *r, const char *fmt, ...)
 void bench_res_options(struct bench_res *r, json_object *options);
 /* Print per the global options; returns an exit code. */
 int bench_res_print(struct bench_res *r, const struct pmemtest_global *g);
+/*
+ * The end of a run: bench_res_print(), or after Ctrl-C what was measured so
+ * far, noted as such, and PROGRESS_EXIT_INTERRUPTED (130).
+ */
+int bench_finish(struct bench_res *r, const struct pmemtest_global *g, const char *cmd);
 
 void bench_cpu_model(char *buf, size_t len);
 /* --only: whether @name contains one of the comma-separated tokens. */

@@ -16,6 +16,7 @@
 #include "bench.h"
 #include "../common/cli.h"
 #include "../common/output.h"
+#include "../common/progress.h"
 
 enum clear_kind { CLEAR_CALL_PAGE, CLEAR_CALL_PAGES, CLEAR_CALL_PAGES_FC, CLEAR_CALL_MEMSET_FC, CLEAR_CALL_PMEM, CLEAR_CALL_GLIBC, CLEAR_CALL_ROOF, CLEAR_CALL_NT_ZERO };
 
@@ -39,6 +40,7 @@ struct clear_run {
 	size_t *extents, nextents;
 	kflush_flush_fn evict;
 	const char *only;
+	struct progress prog;
 };
 
 static void add(struct clear_run *x, const char *name, enum bench_class cls, enum clear_kind kind,
@@ -139,6 +141,24 @@ static size_t sample_area(size_t ext, bool hot)
 	return (ext >= budget ? 1 : budget / ext) * ext;
 }
 
+/* The bytes the samples of the cache states asked for write, refills included. */
+static uint64_t planned(const struct clear_run *x)
+{
+	uint64_t sum = 0;
+
+	for (int h = 0; h < 2; h++) {
+		if (!(x->cache & (h ? 1u : 2u)))
+			continue;
+		for (size_t i = 0; i < x->nextents; i++) {
+			size_t area = sample_area(x->extents[i], h);
+
+			if (area <= (h ? BENCH_HOT_SPAN : x->b.len))
+				sum += 2ull * area * x->rounds * x->nv;
+		}
+	}
+	return sum;
+}
+
 /* Whether some extent can run in a cache state asked for (else: an error). */
 static bool fits(const struct clear_run *x, size_t buffer)
 {
@@ -184,6 +204,10 @@ static int run_extents(struct clear_run *x, bool hot)
 				}
 				bench_res_add(x->res, g, k->id, ext, r, count * (ext / KFLUSH_PAGE_SIZE),
 					      area, ns);
+				/* The refill writes the area too: twice its bytes. */
+				progress_add(&x->prog, 2 * (uint64_t)area);
+				if (progress_interrupted())
+					return g;
 			}
 		}
 	}
@@ -352,6 +376,7 @@ int cmd_clear_bench(const struct pmemtest_global *g, int argc, char **argv)
 		idx = kflush_variant_find(KFLUSH_OP_FLUSH, "clflush");
 	x.evict = idx >= 0 ? (kflush_flush_fn)kflush_variant_fn(KFLUSH_OP_FLUSH, (unsigned int)idx)
 			   : kflush_flush;
+	progress_catch_interrupt();
 	x.res = bench_res_new("clear-bench", x.rounds);
 	if (!x.res || bench_bufs_open(&x.b, buffer) < 0)
 		goto out;
@@ -379,17 +404,22 @@ int cmd_clear_bench(const struct pmemtest_global *g, int argc, char **argv)
 	}
 	bench_res_note(x.res, "clear_page runs once per 4 KiB page; every other contender once per "
 		       "extent; glibc memset and the roof leave dirty lines (not durable)");
-	for (int h = 1; h >= 0; h--) {
+	progress_begin(&x.prog, "clear-bench", planned(&x), g->quiet);
+	for (int h = 1; h >= 0 && !progress_interrupted(); h--) {
 		int grp;
 
 		if (!(x.cache & (h ? 1u : 2u)))
 			continue;
 		grp = run_extents(&x, h);
-		if (grp < 0)
+		if (grp < 0) {
+			progress_end(&x.prog);
 			goto out;
-		targets(&x, grp, h ? "hot" : "cold");
+		}
+		if (!progress_interrupted())
+			targets(&x, grp, h ? "hot" : "cold");
 	}
-	exit_code = bench_res_print(x.res, g);
+	progress_end(&x.prog);
+	exit_code = bench_finish(x.res, g, "clear-bench");
 out:
 	bench_bufs_close(&x.b);
 	bench_res_free(x.res);

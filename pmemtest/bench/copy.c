@@ -239,6 +239,33 @@ static json_object *options_json(const struct copy_opts *o)
 	return j;
 }
 
+/*
+ * The plan: every selected mode registers its contenders and sizes its
+ * samples, nothing timed, into a result set thrown away; the random sizes
+ * start again from the seed for the run.
+ */
+static int plan(struct copy_run *x)
+{
+	struct bench_res *res = x->res;
+	uint64_t rng = x->rng;
+	int ret = 0;
+
+	x->res = bench_res_new("copy-bench", x->o.rounds);
+	if (!x->res) {
+		x->res = res;
+		return -1;
+	}
+	x->plan = true;
+	for (size_t i = 0; i < NR_MODES && !ret; i++)
+		if ((x->o.modes >> i) & 1)
+			ret = modes[i]->run(x);
+	x->plan = false;
+	bench_res_free(x->res);
+	x->res = res;
+	x->rng = rng;
+	return ret;
+}
+
 int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 {
 	struct copy_run x = { 0 };
@@ -265,6 +292,8 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 		return PMEMTEST_EXIT_USAGE;
 	}
 	x.rng = x.o.seed * 0x9E3779B97F4A7C15ULL + 1;
+	/* From here Ctrl-C stops after the sample and prints what was measured. */
+	progress_catch_interrupt();
 	x.res = bench_res_new("copy-bench", x.o.rounds);
 	if (!x.res || bench_bufs_open(&x.b, x.o.buffer) < 0)
 		goto out;
@@ -274,10 +303,22 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 		       "batched 32 (zmm) or 8 (ymm) lines ahead, one sfence; struct-page roof: 64 B "
 		       "movnti stores of the template",
 		       roof_nt_copy_name());
-	for (size_t i = 0; i < NR_MODES; i++)
-		if (((x.o.modes >> i) & 1) && modes[i]->run(&x) < 0)
+	if (plan(&x) < 0)
+		goto out;
+	if (!x.planned_measured) {
+		fprintf(stderr, "pmemtest: copy-bench: nothing to measure: no contender, size and "
+			"cache state of these options can run (see --list)\n");
+		exit_code = PMEMTEST_EXIT_USAGE;
+		goto out;
+	}
+	progress_begin(&x.prog, "copy-bench", x.planned, g->quiet);
+	for (size_t i = 0; i < NR_MODES && !progress_interrupted(); i++)
+		if (((x.o.modes >> i) & 1) && modes[i]->run(&x) < 0) {
+			progress_end(&x.prog);
 			goto out;
-	exit_code = bench_res_print(x.res, g);
+		}
+	progress_end(&x.prog);
+	exit_code = bench_finish(x.res, g, "copy-bench");
 out:
 	if (exit_code == PMEMTEST_EXIT_FAIL && x.res)
 		fprintf(stderr, "pmemtest: copy-bench failed\n");

@@ -10,6 +10,7 @@
 
 #include "kflush.h"
 #include "bench.h"
+#include "../common/progress.h"
 
 #define BENCH_HOT	1u
 #define BENCH_COLD	2u
@@ -50,12 +51,33 @@ struct copy_opts {
 	const char *only;	/* --only, or NULL */
 };
 
+/*
+ * One run. With @plan set, the modes register and size everything but time
+ * nothing: @planned sums the cost of every sample (copy_sample_cost()), and
+ * @planned_measured counts the samples of contenders that are not roofs.
+ */
 struct copy_run {
 	struct copy_opts o;
 	struct bench_bufs b;
 	struct bench_res *res;
 	uint64_t rng;
+	bool plan;
+	uint64_t planned, planned_measured;
+	struct progress prog;
 };
+
+/* What a sample costs, for the ETA: its bytes, and a line's worth per call. */
+static inline uint64_t copy_sample_cost(uint64_t calls, uint64_t bytes)
+{
+	return bytes + 64 * calls;
+}
+
+/*
+ * The bookkeeping of one sample of @k: planned, or progress once timed.
+ * Returns false when the run is to stop (Ctrl-C).
+ */
+bool copy_account(struct copy_run *x, const struct copy_contender *k, uint64_t calls,
+		  uint64_t bytes);
 
 /*
  * The engine (copy_run.c). copy_add() registers one contender into @v

@@ -150,6 +150,18 @@ static bool applies(const struct copy_contender *k, enum bench_layout layout, si
 }
 
 /* One group: for each size, rounds of A B C ..., the start rotating. */
+bool copy_account(struct copy_run *x, const struct copy_contender *k, uint64_t calls,
+		  uint64_t bytes)
+{
+	if (x->plan) {
+		x->planned += copy_sample_cost(calls, bytes);
+		x->planned_measured += k->cls != BENCH_ROOF;
+	} else {
+		progress_add(&x->prog, copy_sample_cost(calls, bytes));
+	}
+	return !progress_interrupted();
+}
+
 int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_layout layout,
 		     const size_t *sizes, size_t nsizes, size_t lo, size_t budget,
 		     const struct copy_contender *v, size_t nv)
@@ -181,6 +193,10 @@ int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_la
 
 				if (!applies(k, layout, size))
 					continue;
+				if (x->plan) {
+					copy_account(x, k, t.n, t.bytes);
+					continue;
+				}
 				if (hot) {
 					off = bench_hot_base(&x->b);
 					warm(x->b.dst + off, t.span);
@@ -190,6 +206,10 @@ int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_la
 				}
 				ns = run_calls(x, k, &t, x->b.dst + off, x->b.src + off);
 				bench_res_add(x->res, g, k->id, size, r, t.n, t.bytes, ns);
+				if (!copy_account(x, k, t.n, t.bytes)) {
+					bench_calls_free(&t);
+					return g;
+				}
 			}
 		}
 		bench_calls_free(&t);

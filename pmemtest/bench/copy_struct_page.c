@@ -195,6 +195,10 @@ static int struct_page_run(struct copy_run *x)
 				const struct copy_contender *k = &v[(j + r) % nv];
 				uint64_t bytes, ns;
 
+				if (x->plan) {
+					copy_account(x, k, npages, (uint64_t)npages * sp);
+					continue;
+				}
 				ns = run_sp(x, k, x->b.dst, npages, sp, t.w, &bytes);
 				if (k->kind != CALL_ROOF_FILL && k->kind != CALL_WIDE_FILL &&
 				    (check_page(x->b.dst, t.w, sp) ||
@@ -204,9 +208,12 @@ static int struct_page_run(struct copy_run *x)
 					return -1;
 				}
 				bench_res_add(x->res, g, k->id, sp, r, npages, bytes, ns);
+				if (!copy_account(x, k, npages, (uint64_t)npages * sp))
+					return 0;
 			}
 		}
-		sp_targets(x, g, sp, v, nv);
+		if (!x->plan)
+			sp_targets(x, g, sp, v, nv);
 	}
 	return 0;
 }

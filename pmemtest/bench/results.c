@@ -15,6 +15,7 @@
 #include "bench.h"
 #include "../common/cli.h"
 #include "../common/output.h"
+#include "../common/progress.h"
 
 struct summary {
 	double med_ns, min_ns, max_ns, ns_call, gbps, spread, x_peer, x_roof;
@@ -456,4 +457,18 @@ int bench_res_print(struct bench_res *r, const struct pmemtest_global *g)
 	/* A write error is main()'s to report, once, with its real errno. */
 	cli_flush_stdout();
 	return PMEMTEST_EXIT_OK;
+}
+
+int bench_finish(struct bench_res *r, const struct pmemtest_global *g, const char *cmd)
+{
+	if (!progress_interrupted())
+		return bench_res_print(r, g);
+	if (!measured(r)) {
+		cli_err("%s: interrupted before any sample", cmd);
+		return PROGRESS_EXIT_INTERRUPTED;
+	}
+	bench_res_note(r, "interrupted (Ctrl-C): what was measured so far");
+	fprintf(stderr, "pmemtest: %s: interrupted: printing what was measured so far\n", cmd);
+	bench_res_print(r, g);
+	return PROGRESS_EXIT_INTERRUPTED;
 }

@@ -17,6 +17,7 @@
 #include "init.h"
 #include "kflush.h"
 #include "../common/cli.h"
+#include "../common/progress.h"
 
 #define MAX_THREADS INIT_MAX_THREADS
 
@@ -122,16 +123,6 @@ static double run_once(const struct init_ns *ns, enum replay_method m, replay_fn
 
 /* --- the command ---------------------------------------------------------- */
 
-static void progress(const struct init_ns *ns, unsigned int done, unsigned int total)
-{
-	int w = 30, fill = (int)((uint64_t)done * (unsigned int)w / total);
-
-	fprintf(stderr, "\r  %-10s [%.*s%*s] %u/%u", ns->name, fill,
-		"==============================", w - fill, "", done, total);
-	if (done == total)
-		fprintf(stderr, "\r%*s\r", w + 40, "");
-}
-
 /* Apply the options to a namespace; errors are usage errors (exit 2). */
 static void configure(const struct pmemtest_global *g, const struct init_opts *o, struct init_ns *ns)
 {
@@ -188,9 +179,9 @@ static int bench_ns(const struct pmemtest_global *g, const struct init_opts *o, 
 	struct init_result res[REPLAY_NR_METHODS];
 	replay_fn fns[REPLAY_NR_METHODS] = { 0 };
 	unsigned char line[64] __attribute__((aligned(64)));
-	unsigned int nm = 0, done = 0;
+	unsigned int nm = 0;
 	uint64_t seed = o->seed ? o->seed : 1;
-	bool tty = isatty(STDERR_FILENO) && !g->quiet;
+	struct progress prog;
 	int rc = PMEMTEST_EXIT_OK, bad = 0;
 	char failed[128];
 
@@ -227,7 +218,8 @@ static int bench_ns(const struct pmemtest_global *g, const struct init_opts *o, 
 	replay_template_line(&ns->rp, line);
 	/* One untimed pass, so the first timed run does not pay for the TLB. */
 	run_once(ns, REPLAY_ROOF, NULL, o->threads, false, line);
-	for (unsigned int rep = 0; rep < o->repeat && !bad; rep++) {
+	progress_begin(&prog, ns->name, (uint64_t)nm * o->repeat, g->quiet);
+	for (unsigned int rep = 0; rep < o->repeat && !bad && !progress_interrupted(); rep++) {
 		for (int m = 0; m < REPLAY_NR_METHODS; m++) {
 			bool check = init_method_checked((enum replay_method)m);
 			size_t n = 0;
@@ -250,12 +242,10 @@ static int bench_ns(const struct pmemtest_global *g, const struct init_opts *o, 
 					res[m].verdict = INIT_FAILED;
 				bad += wrong;
 			}
-			if (tty)
-				progress(ns, ++done, nm * o->repeat);
+			progress_add(&prog, 1);
 		}
 	}
-	if (tty && bad)
-		progress(ns, nm * o->repeat, nm * o->repeat);
+	progress_end(&prog);
 	for (int m = 0; m < REPLAY_NR_METHODS; m++) {
 		double *tmp;
 
@@ -282,6 +272,10 @@ static int bench_ns(const struct pmemtest_global *g, const struct init_opts *o, 
 		       ns->name, failed, bad);
 		rc = PMEMTEST_EXIT_FAIL;
 		*mismatch = true;
+	}
+	if (progress_interrupted() && !rc) {
+		cli_err("%s: interrupted: reported what was measured so far", ns->name);
+		rc = PROGRESS_EXIT_INTERRUPTED;
 	}
 	if (o->replay_out && !rc)
 		rc = init_dump_replay(ns, o->replay_out);
@@ -339,10 +333,12 @@ int cmd_init_bench(const struct pmemtest_global *g, int argc, char **argv)
 	}
 	if (g->csv)
 		init_report_csv_header();
+	/* From here Ctrl-C ends the runs and reports what was measured. */
+	progress_catch_interrupt();
 	for (int i = 0; i < nr && !rc; i++)
 		rc = bench_ns(g, &o, &ns[i], &mismatch);
-	/* A namespace that failed verification is in the document too. */
-	if ((!rc || mismatch) && g->json)
+	/* A namespace that failed verification or was interrupted is in the document too. */
+	if ((!rc || mismatch || rc == PROGRESS_EXIT_INTERRUPTED) && g->json)
 		init_report_json_end(&o);
 out:
 	for (int i = 0; i < nr; i++)
