@@ -148,6 +148,59 @@ ok_run "pmemtest help copy-bench" -- help copy-bench && grep -q -- '--mode' "$T/
 	fail "help copy-bench: $(head -3 "$T/out")"
 expect 2 "unknown command 'zzz'" -- help zzz
 
+# --list: what each bench can run, names as pmemtest(1) documents them.
+n=$((n + 1))
+if ! "$PMEMTEST" copy-bench --list > "$T/out" 2> "$T/err"; then
+	fail "copy-bench --list: exit $?: $(cat "$T/err")"
+else
+	missing=
+	for m in struct-page bulk sweep memcpy copy-safe; do
+		grep -q "^$m: " "$T/out" || missing="$missing $m"
+	done
+	for c in 'memcpy_flushcache:.*(bound)' 'pmdk:memcpy_nt' 'glibc:memcpy' 'roof:' 'copy_safe:'; do
+		grep -q "^ .*$c" "$T/out" || missing="$missing $c"
+	done
+	if [ -n "$missing" ]; then
+		fail "copy-bench --list lacks:$missing: $(head -c 300 "$T/out")"
+	else
+		echo "ok $n - copy-bench --list: every mode and its contenders"
+	fi
+fi
+n=$((n + 1))
+if ! "$PMEMTEST" copy-bench --list --mode bulk --only pmdk > "$T/out" 2> "$T/err"; then
+	fail "copy-bench --list --mode bulk --only pmdk: exit $?: $(cat "$T/err")"
+elif [ "$(grep -c '^[a-z-]*: ' "$T/out")" -ne 1 ] || ! grep -q '^bulk: ' "$T/out" ||
+     grep '^ ' "$T/out" | grep -v '^ *pmdk:\|^ *roof:' | grep -q . ||
+     ! grep -q '^ *pmdk:memcpy_nt ' "$T/out"; then
+	fail "copy-bench --list --mode bulk --only pmdk: not bulk with pmdk and roof only: $(cat "$T/out")"
+else
+	echo "ok $n - copy-bench --list follows --mode and --only"
+fi
+n=$((n + 1))
+if ! "$PMEMTEST" clear-bench --list --extents 4K,2G --buffer 8M > "$T/out" 2> "$T/err"; then
+	fail "clear-bench --list: exit $?: $(cat "$T/err")"
+elif ! grep -q '^ *clear_pages:.*(bound)' "$T/out" || ! grep -q '^ *glibc:memset ' "$T/out" ||
+     ! grep -q '^ *roof:rep_stosb ' "$T/out" || ! grep -q '^ *4096  *hot, cold$' "$T/out" ||
+     ! grep -q '^ *2147483648  *none' "$T/out"; then
+	fail "clear-bench --list: $(cat "$T/out")"
+else
+	echo "ok $n - clear-bench --list: contenders, and which extents fit which cache state"
+fi
+n=$((n + 1))
+if ! "$PMEMTEST" init-bench --list > "$T/out" 2> "$T/err"; then
+	fail "init-bench --list: exit $?: $(cat "$T/err")"
+else
+	missing=
+	for m in slow generic fixed wide pmem2 memcpy roof 2026 6.1; do
+		grep -q "^ *$m " "$T/out" || missing="$missing $m"
+	done
+	if [ -n "$missing" ]; then
+		fail "init-bench --list lacks:$missing: $(cat "$T/out")"
+	else
+		echo "ok $n - init-bench --list: the seven methods and both kernel models"
+	fi
+fi
+
 if [ "$fails" -ne 0 ]; then
 	echo "$fails of $n checks failed"
 	exit 1

@@ -9,6 +9,7 @@
 #define PMEMTEST_BENCH_H
 
 #include <getopt.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -145,6 +146,8 @@ double bench_res_median(struct bench_res *r, int group, int contender, size_t si
 double bench_res_median_gbps(struct bench_res *r, int group, int contender, size_t size);
 void bench_res_note(struct bench_res *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* --list: the contenders registered so far, one per line with their class. */
+void bench_res_list(const struct bench_res *r, FILE *f);
 /* The command's options for --json's "options" (taken over). */
 void bench_res_options(struct bench_res *r, json_object *options);
 /* Print per the global options; returns an exit code. */

@@ -41,6 +41,7 @@ struct clear_run {
 	kflush_flush_fn evict;
 	const char *only;
 	struct progress prog;
+	bool list;	/* --list */
 };
 
 static void add(struct clear_run *x, const char *name, enum bench_class cls, enum clear_kind kind,
@@ -264,6 +265,8 @@ static void usage(FILE *f)
 "                      CPU time (descheduled time is not counted)\n"
 "  -o, --only LIST     only contenders whose name contains one of these\n"
 "                      comma-separated strings (the roof always runs)\n"
+"      --list          what would run: the contenders (after --only), extents\n"
+"                      and cache states, then exit\n"
 "  -h, --help          this text\n"
 "\n"
 "Cold: the pages are written back and evicted (clflushopt) after the refill.\n"
@@ -274,6 +277,7 @@ static int parse(struct clear_run *x, size_t *buffer, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "extents", required_argument, NULL, 'e' },
+		{ "list", no_argument, NULL, 'L' },
 		BENCH_COMMON_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -298,6 +302,9 @@ static int parse(struct clear_run *x, size_t *buffer, int argc, char **argv)
 				if (x->extents[i] % KFLUSH_PAGE_SIZE)
 					goto bad;
 			break;
+		case 'L':
+			x->list = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -310,6 +317,21 @@ static int parse(struct clear_run *x, size_t *buffer, int argc, char **argv)
 bad:
 	fprintf(stderr, "pmemtest: clear-bench: bad --extents '%s' (multiples of 4K)\n", optarg);
 	return -1;
+}
+
+/* --list: the contenders, then the extents and the cache states each can run in. */
+static void list(const struct clear_run *x, size_t buffer)
+{
+	printf("clear: every page-clearing variant against PMDK, glibc and the roof\n");
+	bench_res_list(x->res, stdout);
+	printf("extents:\n");
+	for (size_t i = 0; i < x->nextents; i++) {
+		bool hot = (x->cache & 1u) && sample_area(x->extents[i], true) <= BENCH_HOT_SPAN;
+		bool cold = (x->cache & 2u) && sample_area(x->extents[i], false) <= buffer;
+
+		printf("    %-36zu %s\n", x->extents[i], hot && cold ? "hot, cold" : hot ? "hot" :
+		       cold ? "cold" : "none (does not fit)");
+	}
 }
 
 /* The options as they ran, defaults filled in: the JSON's "options". */
@@ -337,7 +359,7 @@ int cmd_clear_bench(const struct pmemtest_global *g, int argc, char **argv)
 {
 	static const size_t def[] = { 4096, 2u << 20, 1u << 30 };
 	struct clear_run x = { .rounds = 5, .cache = 3 };
-	size_t buffer = 0;
+	size_t buffer = 0, list_buffer;
 	int ret, exit_code = PMEMTEST_EXIT_FAIL, idx;
 
 	x.b.fd = -1;
@@ -367,6 +389,10 @@ int cmd_clear_bench(const struct pmemtest_global *g, int argc, char **argv)
 		free(x.extents);
 		return PMEMTEST_EXIT_USAGE;
 	}
+	/* Listing maps a small buffer: contenders do not depend on its size. */
+	list_buffer = buffer;
+	if (x.list)
+		buffer = 8u << 20;
 	if (bench_check_buffer("clear-bench", buffer)) {
 		free(x.extents);
 		return PMEMTEST_EXIT_USAGE;
@@ -401,6 +427,11 @@ int cmd_clear_bench(const struct pmemtest_global *g, int argc, char **argv)
 		snprintf(name, sizeof(name), "ref:nt_zero_fill(%s)",
 			 roof_nt_fill_wide(x.b.dst, 0, zero_line));
 		add(&x, name, BENCH_REF, CLEAR_CALL_NT_ZERO, NULL, 0);
+	}
+	if (x.list) {
+		list(&x, list_buffer);
+		exit_code = PMEMTEST_EXIT_OK;
+		goto out;
 	}
 	bench_res_note(x.res, "clear_page runs once per 4 KiB page; every other contender once per "
 		       "extent; glibc memset and the roof leave dirty lines (not durable)");

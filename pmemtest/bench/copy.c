@@ -69,6 +69,8 @@ static void usage(FILE *f)
 "  -o, --only LIST         run only contenders whose name contains one of\n"
 "                          these comma-separated strings (roofs always run),\n"
 "                          e.g. --only avx512,pmdk\n"
+"      --list              what would run: each mode selected and its contenders\n"
+"                          (after --only), then exit\n"
 "  -h, --help              this text\n"
 "\n"
 "Sizes take K, M, G suffixes (powers of 1024). Global --csv prints a header,\n"
@@ -119,6 +121,7 @@ static int parse_opts(struct copy_opts *o, int argc, char **argv)
 		{ "layout", required_argument, NULL, 'l' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "span", required_argument, NULL, 'P' },
+		{ "list", no_argument, NULL, 'L' },
 		BENCH_COMMON_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -181,6 +184,9 @@ static int parse_opts(struct copy_opts *o, int argc, char **argv)
 				fprintf(stderr, "pmemtest: copy-bench: bad --span '%s'\n", optarg);
 				return -1;
 			}
+			break;
+		case 'L':
+			o->list = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -266,6 +272,32 @@ static int plan(struct copy_run *x)
 	return ret;
 }
 
+/* --list: each selected mode and the contenders it would run, nothing timed. */
+static int list(struct copy_run *x)
+{
+	struct bench_res *res = x->res;
+	int ret = 0;
+
+	x->plan = true;
+	for (size_t i = 0; i < NR_MODES && !ret; i++) {
+		if (!((x->o.modes >> i) & 1))
+			continue;
+		x->res = bench_res_new("copy-bench", x->o.rounds);
+		if (!x->res)
+			ret = -1;
+		else
+			ret = modes[i]->run(x);
+		if (!ret) {
+			printf("%s: %s\n", modes[i]->name, modes[i]->summary);
+			bench_res_list(x->res, stdout);
+		}
+		bench_res_free(x->res);
+	}
+	x->plan = false;
+	x->res = res;
+	return ret;
+}
+
 int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 {
 	struct copy_run x = { 0 };
@@ -286,6 +318,9 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 		free(x.o.sp);
 		return ret > 0 ? PMEMTEST_EXIT_OK : PMEMTEST_EXIT_USAGE;
 	}
+	/* Listing maps a small buffer: contenders do not depend on its size. */
+	if (x.o.list)
+		x.o.buffer = 4u << 20;
 	if (bench_check_buffer("copy-bench", x.o.buffer)) {
 		free(x.o.sizes);
 		free(x.o.sp);
@@ -297,6 +332,10 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 	x.res = bench_res_new("copy-bench", x.o.rounds);
 	if (!x.res || bench_bufs_open(&x.b, x.o.buffer) < 0)
 		goto out;
+	if (x.o.list) {
+		exit_code = list(&x) < 0 ? PMEMTEST_EXIT_FAIL : PMEMTEST_EXIT_OK;
+		goto out;
+	}
 	bench_res_options(x.res, options_json(&x.o));
 	bench_header(x.res, &x.b, x.o.rounds);
 	bench_res_note(x.res, "roof for bulk/sweep: streaming copy with %s NT stores, unaligned loads "

@@ -49,6 +49,7 @@ struct copy_opts {
 	size_t *sp, nsp;
 	uint64_t seed;
 	const char *only;	/* --only, or NULL */
+	bool list;		/* --list */
 };
 
 /*

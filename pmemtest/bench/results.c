@@ -115,6 +115,12 @@ void bench_res_free(struct bench_res *r)
 	free(r);
 }
 
+void bench_res_list(const struct bench_res *r, FILE *f)
+{
+	for (size_t i = 0; i < r->nconts; i++)
+		fprintf(f, "    %-36s %s\n", r->conts[i].name, class_name[r->conts[i].cls]);
+}
+
 void bench_res_options(struct bench_res *r, json_object *options)
 {
 	json_object_put(r->options);
@@ -441,7 +447,7 @@ int bench_res_print(struct bench_res *r, const struct pmemtest_global *g)
 {
 	if (!measured(r)) {
 		cli_err("%s: nothing to measure: no contender, size and cache state of these "
-			"options can run (see --help)", r->bench);
+			"options can run (see --list)", r->bench);
 		return PMEMTEST_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < r->ncells; i++)

@@ -297,6 +297,10 @@ int cmd_init_bench(const struct pmemtest_global *g, int argc, char **argv)
 
 	if (init_parse_opts(argc, argv, &o))
 		return PMEMTEST_EXIT_OK;
+	if (o.list) {
+		init_report_list();
+		return PMEMTEST_EXIT_OK;
+	}
 	/*
 	 * "init-bench --memmap dev --force" reads naturally, so --force after
 	 * the command means exactly the global one: everything below sees

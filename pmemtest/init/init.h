@@ -32,6 +32,7 @@ struct init_opts {
 	uint64_t seed;
 	bool cpu_clock;
 	bool force;		/* --force after the command: same as the global one */
+	bool list;		/* --list: what can run, then exit */
 	const char *variant;	/* --variant: memcpy_flushcache variant for generic */
 	const char *replay_out;	/* --replay-out: write the replayed memmap there */
 	unsigned int corrupt;	/* PMEMTEST_TEST_CORRUPT (test only): 1 << enum replay_method */
@@ -136,6 +137,8 @@ void init_failed_list(const struct init_result *res, char *buf, size_t len);
 /* report.c */
 const char *init_method_name(enum replay_method m);
 bool init_method_durable(enum replay_method m);
+/* --list: the methods (usable here or not) and the kernel models. */
+void init_report_list(void);
 void init_report_table(const struct init_ns *ns, const struct init_opts *o, struct init_result *r);
 void init_report_csv_header(void);
 void init_report_csv(const struct init_ns *ns, const struct init_opts *o, struct init_result *r);

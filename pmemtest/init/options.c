@@ -52,6 +52,8 @@ static void usage(FILE *f)
 		"                           no --dev; for tools/vm/memmap-cmp)\n"
 		"  -f, --force              the global --force, also accepted here: allow\n"
 		"                           --memmap dev to overwrite the target\n"
+		"      --list               the methods (and whether this CPU runs them) and\n"
+		"                           the kernel models, then exit\n"
 		"  -h, --help               this help\n");
 }
 
@@ -105,6 +107,7 @@ int init_parse_opts(int argc, char **argv, struct init_opts *o)
 		{ "variant",     required_argument, NULL, 'v' },
 		{ "force",       no_argument,       NULL, 'f' },
 		{ "replay-out",  required_argument, NULL, 'O' },
+		{ "list",        no_argument,       NULL, 'L' },
 		{ "help",        no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -213,6 +216,9 @@ int init_parse_opts(int argc, char **argv, struct init_opts *o)
 			break;
 		case 'O':
 			o->replay_out = optarg;
+			break;
+		case 'L':
+			o->list = true;
 			break;
 		case 'h':
 			usage(stdout);

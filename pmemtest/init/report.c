@@ -24,6 +24,38 @@ static const struct {
 	[REPLAY_ROOF]    = { "roof",    true,  "plain NT stores of the same bytes" },
 };
 
+/* The benches' classes: what libkflush calls, its peers, the roof, the rest. */
+static const char *method_class(enum replay_method m)
+{
+	switch (m) {
+	case REPLAY_GENERIC: case REPLAY_FIXED: case REPLAY_WIDE: return "kflush";
+	case REPLAY_PMEM2: case REPLAY_MEMCPY: return "peer";
+	case REPLAY_ROOF: return "roof";
+	case REPLAY_SLOW: case REPLAY_NR_METHODS: break;
+	}
+	return "ref";
+}
+
+void init_report_list(void)
+{
+	const struct replay_kernel *const kernels[] = { &replay_kernel_2026, &replay_kernel_6_1 };
+	char sizes[64];
+
+	printf("methods (--methods):\n");
+	for (int m = 0; m < REPLAY_NR_METHODS; m++) {
+		/* The roof has no replay function: it needs nothing beyond SSE2. */
+		bool usable = m == REPLAY_ROOF || replay_method_fn((enum replay_method)m, 64);
+
+		printf("    %-8s %-7s %s%s\n", methods[m].name, method_class((enum replay_method)m),
+		       methods[m].what, usable ? "" : " (not on this CPU)");
+	}
+	printf("kernel models (--kernel):\n");
+	for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++)
+		printf("    %-8s %s; struct page %s B%s\n", kernels[i]->name, kernels[i]->desc,
+		       replay_kernel_sizes(kernels[i], sizes, sizeof(sizes)),
+		       kernels[i] == replay_kernel_default() ? " (default)" : "");
+}
+
 const char *init_method_name(enum replay_method m)
 {
 	return (unsigned int)m < REPLAY_NR_METHODS ? methods[m].name : "?";
@@ -170,18 +202,6 @@ static json_object *jratio(double v)
 static json_object *jverdict(enum init_verdict v)
 {
 	return v == INIT_NOT_CHECKED ? NULL : json_object_new_boolean(v == INIT_PASSED);
-}
-
-/* The benches' classes: what libkflush calls, its peers, the roof, the rest. */
-static const char *method_class(enum replay_method m)
-{
-	switch (m) {
-	case REPLAY_GENERIC: case REPLAY_FIXED: case REPLAY_WIDE: return "kflush";
-	case REPLAY_PMEM2: case REPLAY_MEMCPY: return "peer";
-	case REPLAY_ROOF: return "roof";
-	case REPLAY_SLOW: case REPLAY_NR_METHODS: break;
-	}
-	return "ref";
 }
 
 static const char *kernel_name(const struct init_ns *ns)
