@@ -318,9 +318,6 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 		free(x.o.sp);
 		return ret > 0 ? PMEMTEST_EXIT_OK : PMEMTEST_EXIT_USAGE;
 	}
-	/* Listing maps a small buffer: contenders do not depend on its size. */
-	if (x.o.list)
-		x.o.buffer = 4u << 20;
 	if (bench_check_buffer("copy-bench", x.o.buffer)) {
 		free(x.o.sizes);
 		free(x.o.sp);
@@ -330,18 +327,14 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 	/* From here Ctrl-C stops after the sample and prints what was measured. */
 	progress_catch_interrupt();
 	x.res = bench_res_new("copy-bench", x.o.rounds);
-	if (!x.res || bench_bufs_open(&x.b, x.o.buffer) < 0)
+	if (!x.res)
 		goto out;
+	/* The plan and --list need no memory: only the buffer's size. */
+	x.b.len = x.o.buffer;
 	if (x.o.list) {
 		exit_code = list(&x) < 0 ? PMEMTEST_EXIT_FAIL : PMEMTEST_EXIT_OK;
 		goto out;
 	}
-	bench_res_options(x.res, options_json(&x.o));
-	bench_header(x.res, &x.b, x.o.rounds);
-	bench_res_note(x.res, "roof for bulk/sweep: streaming copy with %s NT stores, unaligned loads "
-		       "batched 32 (zmm) or 8 (ymm) lines ahead, one sfence; struct-page roof: 64 B "
-		       "movnti stores of the template",
-		       roof_nt_copy_name());
 	if (plan(&x) < 0)
 		goto out;
 	if (!x.planned_measured) {
@@ -350,6 +343,14 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 		exit_code = PMEMTEST_EXIT_USAGE;
 		goto out;
 	}
+	if (bench_bufs_open(&x.b, x.o.buffer) < 0)
+		goto out;
+	bench_res_options(x.res, options_json(&x.o));
+	bench_header(x.res, &x.b, x.o.rounds);
+	bench_res_note(x.res, "roof for bulk/sweep: streaming copy with %s NT stores, unaligned loads "
+		       "batched 32 (zmm) or 8 (ymm) lines ahead, one sfence; struct-page roof: 64 B "
+		       "movnti stores of the template",
+		       roof_nt_copy_name());
 	progress_begin(&x.prog, "copy-bench", x.planned, g->quiet);
 	for (size_t i = 0; i < NR_MODES && !progress_interrupted(); i++)
 		if (((x.o.modes >> i) & 1) && modes[i]->run(&x) < 0) {

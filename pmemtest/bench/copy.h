@@ -67,6 +67,16 @@ struct copy_run {
 	struct progress prog;
 };
 
+/*
+ * Whether PMDK's contenders run: libpmem2 mapped the buffer. The plan runs
+ * before anything is mapped and counts on it; a run without them then has
+ * fewer samples than planned, nothing worse.
+ */
+static inline bool copy_has_pmdk(const struct copy_run *x)
+{
+	return x->plan || x->b.map;
+}
+
 /* What a sample costs, for the ETA: its bytes, and a line's worth per call. */
 static inline uint64_t copy_sample_cost(uint64_t calls, uint64_t bytes)
 {

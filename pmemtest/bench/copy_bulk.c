@@ -64,7 +64,7 @@ static int do_bulk(struct copy_run *x, bool sweep)
 	int ret;
 
 	copy_add_variants(x, v, &nv, KFLUSH_OP_MEMCPY_FLUSHCACHE, CALL_FLUSHCACHE);
-	if (x->b.map) {
+	if (copy_has_pmdk(x)) {
 		copy_add(x, v, &nv, "pmdk:memcpy_nt", BENCH_PEER, CALL_PMEM, NULL,
 		       PMEM2_F_MEM_NONTEMPORAL | PMEM2_F_MEM_NODRAIN);
 		copy_add(x, v, &nv, "pmdk:memcpy", BENCH_PEER, CALL_PMEM, NULL, PMEM2_F_MEM_NODRAIN);

@@ -181,7 +181,7 @@ static int struct_page_run(struct copy_run *x)
 			copy_add(x, v, &nv, "memcpy_flushcache(const)", BENCH_KFLUSH, CALL_CONST, NULL, 0);
 		copy_add(x, v, &nv, "memcpy_flushcache(generic)", BENCH_KFLUSH, CALL_GENERIC, NULL, 0);
 		copy_add_variants(x, v, &nv, KFLUSH_OP_MEMCPY_FLUSHCACHE, CALL_FLUSHCACHE);
-		if (x->b.map) {
+		if (copy_has_pmdk(x)) {
 			copy_add(x, v, &nv, "pmdk:memcpy_nt", BENCH_PEER, CALL_PMEM, NULL,
 			       PMEM2_F_MEM_NONTEMPORAL | PMEM2_F_MEM_NODRAIN);
 			copy_add(x, v, &nv, "pmdk:memcpy", BENCH_PEER, CALL_PMEM, NULL,
