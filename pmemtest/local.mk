@@ -19,7 +19,7 @@ pmemtest_init_sources = pmemtest/init/init.h \
 	pmemtest/init/target.c pmemtest/init/report.c pmemtest/init/verify.c \
 	pmemtest/init/dump.c
 pmemtest_pmemtest_SOURCES = pmemtest/main.c pmemtest/pmemtest.h \
-	pmemtest/info.c \
+	pmemtest/info.c pmemtest/plot.c \
 	$(pmemtest_common_sources) $(pmemtest_replay_sources) $(pmemtest_init_sources) \
 	pmemtest/bench/bench.h pmemtest/bench/buffers.c pmemtest/bench/options.c \
 	pmemtest/bench/results.c \
@@ -27,6 +27,9 @@ pmemtest_pmemtest_SOURCES = pmemtest/main.c pmemtest/pmemtest.h \
 	pmemtest/bench/copy_struct_page.c pmemtest/bench/copy_bulk.c \
 	pmemtest/bench/copy_strings.c \
 	pmemtest/bench/clear.c
+# pmemtest plot runs the installed plot script.
+dist_pkgdata_DATA = tools/plot.gp
+pmemtest_pmemtest_CPPFLAGS = $(AM_CPPFLAGS) -DPMEMTEST_PLOT_GP='"$(pkgdatadir)/plot.gp"'
 pmemtest_pmemtest_CFLAGS = $(AM_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS) -pthread
 pmemtest_pmemtest_LDADD = lib/libkflush.la pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
 	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm

@@ -33,6 +33,8 @@ static const struct command {
 	  "every flush-copy variant against PMDK, glibc and the roof over a size sweep" },
 	{ "clear-bench", cmd_clear_bench, false,
 	  "every page-clearing variant against PMDK, glibc and the roof" },
+	{ "plot", cmd_plot, false,
+	  "a copy-bench or clear-bench CSV as a PNG or SVG, through gnuplot" },
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -200,7 +202,8 @@ int main(int argc, char **argv)
 			      "(copy-bench and clear-bench measure DRAM standing in for pmem)",
 			      cmd->name);
 	/* Everything the command prints on stdout goes to the file instead. */
-	if (g.output && !freopen(g.output, "w", stdout)) {
+	/* plot's --output is its image; gnuplot writes it. */
+	if (g.output && cmd->fn != cmd_plot && !freopen(g.output, "w", stdout)) {
 		cli_err_errno("--output %s", g.output);
 		return PMEMTEST_EXIT_FAIL;
 	}

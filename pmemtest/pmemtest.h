@@ -27,5 +27,6 @@ int cmd_info(const struct pmemtest_global *g, int argc, char **argv);
 int cmd_init_bench(const struct pmemtest_global *g, int argc, char **argv);
 int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv);
 int cmd_clear_bench(const struct pmemtest_global *g, int argc, char **argv);
+int cmd_plot(const struct pmemtest_global *g, int argc, char **argv);
 
 #endif /* PMEMTEST_H */

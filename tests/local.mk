@@ -174,3 +174,8 @@ EXTRA_DIST += tests/test_pmemtest_schema.sh
 # (what was measured so far, exit 130).
 TESTS += tests/test_pmemtest_progress.sh
 EXTRA_DIST += tests/test_pmemtest_progress.sh
+
+# pmemtest plot: a bench CSV into a PNG and an SVG of the documented size
+# (skips in one line without gnuplot).
+TESTS += tests/test_pmemtest_plot.sh
+EXTRA_DIST += tests/test_pmemtest_plot.sh
