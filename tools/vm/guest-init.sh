@@ -52,7 +52,7 @@ timed() { say TIME "$1" "$(awk -v a="$2" -v b="$(now)" 'BEGIN { printf "%.1f", b
 run() {
 	out=/tmp/out.$1
 	shift
-	timeout 300 "$@" >"$out" 2>&1
+	timeout 600 "$@" >"$out" 2>&1
 	rc=$?
 	sed 's/^/  | /' "$out"
 	return $rc
