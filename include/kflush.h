@@ -49,6 +49,7 @@ unsigned int kflush_cache_line_size(void);
 /* Flush-copy family: on return no destination line is dirty; nothing fences. */
 void kflush_memcpy_flushcache(void *dst, const void *src, size_t n);
 void kflush_memset_flushcache(void *dst, int c, size_t n);
+void kflush_memmove_flushcache(void *dst, const void *src, size_t n);
 void kflush_flush(const void *addr, size_t len);
 void kflush_drain(void);
 void kflush_persist(const void *addr, size_t len);
@@ -85,6 +86,7 @@ enum kflush_op {
 	KFLUSH_OP_CLEAR_PAGES,
 	KFLUSH_OP_CLEAR_PAGES_FLUSHCACHE,
 	KFLUSH_OP_COPY_PAGE,
+	KFLUSH_OP_MEMMOVE_FLUSHCACHE,
 	KFLUSH_NR_OPS
 };
 
@@ -98,6 +100,7 @@ typedef size_t (*kflush_copy_safe_fn)(void *dst, const void *src, size_t n);
 typedef void (*kflush_clear_page_fn)(void *page);
 typedef void (*kflush_clear_pages_fn)(void *addr, size_t npages);
 typedef void (*kflush_copy_page_fn)(void *to, const void *from);
+typedef void (*kflush_memmove_flushcache_fn)(void *dst, const void *src, size_t n);
 
 const char *kflush_op_name(enum kflush_op op);
 int kflush_variant_count(enum kflush_op op);

@@ -9,6 +9,7 @@ dist_man_MANS += \
 	man/memcpy_nontemporal.3 \
 	man/kflush_memcpy_flushcache.3 \
 	man/kflush_memset_flushcache.3 \
+	man/kflush_memmove_flushcache.3 \
 	man/kflush_flush.3 \
 	man/kflush_drain.3 \
 	man/kflush_persist.3 \

@@ -182,3 +182,17 @@ tests_test_copy_safe_early_SOURCES = tests/test_copy_safe_early.c tests/faultuti
 	tests/faultutil.h $(TEST_UTIL)
 tests_test_copy_safe_early_CFLAGS = $(TEST_CFLAGS)
 tests_test_copy_safe_early_LDADD = tests/libkflush_earlystop.la $(CRITERION_LIBS)
+
+# memmove_flushcache (issue 11): overlap sweeps at every distance.
+check_PROGRAMS += tests/test_memmove
+TESTS += tests/test_memmove
+tests_test_memmove_SOURCES = tests/test_memmove.c tests/overlaputil.c tests/overlaputil.h \
+	$(TEST_UTIL)
+tests_test_memmove_CFLAGS = $(TEST_CFLAGS)
+tests_test_memmove_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/test_memmove_persistence
+TESTS += tests/test_memmove_persistence
+tests_test_memmove_persistence_SOURCES = tests/test_memmove_persistence.c $(TEST_UTIL) \
+	$(TEST_RECORDER)
+tests_test_memmove_persistence_CFLAGS = $(TEST_CFLAGS)
+tests_test_memmove_persistence_LDADD = $(TEST_RECORD_LIBS)
