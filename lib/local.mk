@@ -11,6 +11,8 @@ KFLUSH_SOURCES = \
 	lib/x86_64/flushcache.c \
 	lib/x86_64/memmove_flushcache.h \
 	lib/x86_64/memmove_flushcache.c \
+	lib/x86_64/temporal.c \
+	lib/x86_64/flags.c \
 	lib/x86_64/asm.h \
 	lib/x86_64/pages.h \
 	lib/x86_64/memcpy.S \

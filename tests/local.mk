@@ -196,3 +196,15 @@ tests_test_memmove_persistence_SOURCES = tests/test_memmove_persistence.c $(TEST
 	$(TEST_RECORDER)
 tests_test_memmove_persistence_CFLAGS = $(TEST_CFLAGS)
 tests_test_memmove_persistence_LDADD = $(TEST_RECORD_LIBS)
+
+# Temporal flush-copy and the PMEM_F_MEM_* flags forms (issue 11).
+check_PROGRAMS += tests/test_flags
+TESTS += tests/test_flags
+tests_test_flags_SOURCES = tests/test_flags.c tests/overlaputil.c tests/overlaputil.h $(TEST_UTIL)
+tests_test_flags_CFLAGS = $(TEST_CFLAGS)
+tests_test_flags_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/test_flags_persistence
+TESTS += tests/test_flags_persistence
+tests_test_flags_persistence_SOURCES = tests/test_flags_persistence.c $(TEST_UTIL) $(TEST_RECORDER)
+tests_test_flags_persistence_CFLAGS = $(TEST_CFLAGS)
+tests_test_flags_persistence_LDADD = $(TEST_RECORD_LIBS)

@@ -98,3 +98,18 @@ void ou_sweep(const char *name, ou_move_fn fn, void *ctx)
 		}
 	}
 }
+
+void ou_sweep_light(const char *name, ou_move_fn fn, void *ctx)
+{
+	static const size_t sizes[] = { 127, 128, 129, 255, 256, 257, 1100, 4097, 3 * 2048 + 77 };
+	static const long dists[] = { 1, 7, 8, 9, 63, 64, 65, 255, 256, 2048 };
+
+	for (size_t n = 0; n <= 72; n++)
+		for (long d = -(long)n - 2; d <= (long)n + 2; d++)
+			one(name, fn, ctx, (n * 7) % 64, d, n);
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
+		for (size_t j = 0; j < ARRAY_SIZE(dists); j++)
+			for (int sign = -1; sign <= 1; sign += 2)
+				for (size_t base = 0; base < 64; base += 21)
+					one(name, fn, ctx, base, sign * dists[j], sizes[i]);
+}

@@ -22,6 +22,13 @@ typedef void (*ou_move_fn)(void *dst, const void *src, size_t n, void *ctx);
 void ou_sweep(const char *name, ou_move_fn fn, void *ctx);
 
 /*
+ * Fewer cases, for running once per flag combination: n 0..72 at every
+ * distance -(n+2)..n+2, then sizes around the bulk threshold and a few
+ * large ones at selected distances both ways.
+ */
+void ou_sweep_light(const char *name, ou_move_fn fn, void *ctx);
+
+/*
  * One case: n bytes moved dst - src = dist apart, the lower of the two at
  * line offset base. Returns 0 if right, else 1 with *where set to the first
  * wrong byte's position from dst (guards included).
