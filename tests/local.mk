@@ -208,3 +208,8 @@ TESTS += tests/test_flags_persistence
 tests_test_flags_persistence_SOURCES = tests/test_flags_persistence.c $(TEST_UTIL) $(TEST_RECORDER)
 tests_test_flags_persistence_CFLAGS = $(TEST_CFLAGS)
 tests_test_flags_persistence_LDADD = $(TEST_RECORD_LIBS)
+
+# The libpmem drop-in (issue 11): its ABI against the real libpmem.so.1,
+# and fio's libpmem engine on it.
+TESTS += tests/test_pmem_abi.sh tests/test_pmem_fio.sh
+EXTRA_DIST += tests/test_pmem_abi.sh tests/test_pmem_fio.sh
