@@ -213,3 +213,14 @@ tests_test_flags_persistence_LDADD = $(TEST_RECORD_LIBS)
 # and fio's libpmem engine on it.
 TESTS += tests/test_pmem_abi.sh tests/test_pmem_fio.sh
 EXTRA_DIST += tests/test_pmem_abi.sh tests/test_pmem_fio.sh
+
+# A libpmemobj program of our own under the drop-in; skipped (77) when
+# libpmemobj-dev is missing and the program is not built.
+if HAVE_PMEMOBJ
+check_PROGRAMS += tests/pmemobj_client
+tests_pmemobj_client_SOURCES = tests/pmemobj_client.c
+tests_pmemobj_client_CFLAGS = $(AM_CFLAGS) $(PMEMOBJ_CFLAGS)
+tests_pmemobj_client_LDADD = $(PMEMOBJ_LIBS)
+endif
+TESTS += tests/test_pmem_pmemobj.sh
+EXTRA_DIST += tests/test_pmem_pmemobj.sh
