@@ -4,7 +4,7 @@
  * combinations of the six KFLUSH_F_MEM_* bits, for copy, move (overlap
  * sweep against memmove) and set, byte for byte with guard bytes. Which
  * stores, write-backs and fences each combination makes is checked by
- * test_flags_persistence against the recording build.
+ * test_flags_persistence under the persistence tracer.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * The flags forms against the recording build: for each of the 64 flag
- * combinations, copy, move (disjoint and overlapping) and set make the
- * stores, write-backs and fences that pmem_memmove(3)'s flags promise,
- * with the expectations written out here from that page:
- * - NOFLUSH: no write-back and no fence ("don't flush anything; implies
- *   NODRAIN"); the hints do not matter.
- * - otherwise no destination line is left dirty, and one fence at the end
- *   unless NODRAIN;
- * - NONTEMPORAL or WC: non-temporal stores (all of them for an 8-aligned
- *   destination and a multiple of 4 bytes, some from 256 bytes on; a few
- *   unaligned bytes are the flush-copy's cached edges); TEMPORAL or WB alone: ordinary
- *   stores only; no hint: ordinary below 256 bytes (PMEM_MOVNT_THRESHOLD's
- *   default), non-temporal from there on.
+ * The flags forms under the persistence tracer (tests/trace/): for each of
+ * the 64 combinations of the six flags, copy, move (overlapping) and set
+ * make the stores, write-backs and fences pmem_memmove(3) promises, with
+ * the expectations written here from that page, not from the code:
+ * - NOFLUSH: "don't flush anything; implies NODRAIN": no write-back, no
+ *   fence, no non-temporal store; lines may stay dirty, nothing else may
+ *   go wrong (every byte right, nothing outside);
+ * - otherwise no line is left dirty, and exactly one fence, last, unless
+ *   NODRAIN;
+ * - NONTEMPORAL or WC: non-temporal stores, and only those for an
+ *   8-aligned destination and a multiple of 4 bytes; TEMPORAL or WB (and
+ *   neither of those): ordinary stores only; no hint: ordinary below 256
+ *   bytes (PMEM_MOVNT_THRESHOLD's default), non-temporal from 256 on.
+ * Also the plain temporal calls: ordinary stores, all written back, no fence.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -20,8 +21,8 @@
 #include <string.h>
 
 #include "kflush.h"
-#include "recorder.h"
 #include "testutil.h"
+#include "trace/harness.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -36,118 +37,101 @@
 enum call { COPY, MOVE, SET };
 static const char *const call_names[] = { "memcpy", "memmove", "memset" };
 
-static const size_t sizes[] = { 0, 1, 3, 8, 13, 64, 100, 252, 255, 256, 257, 1000, 4096, 4097 };
-static const size_t doffs[] = { 0, 1, 8, 63 };
-static const long dists[] = { 0, 1, -1, 64, -64, 300, -300 };	/* 0: disjoint */
+static const struct {
+	size_t n, doff;
+} cases[] = { { 0, 0 }, { 5, 3 }, { 64, 0 }, { 100, 8 }, { 255, 1 }, { 256, 0 }, { 1000, 0 },
+	      { 1001, 7 } };
 
-static void check(const char *name, unsigned int f, size_t n, size_t doff, long dist,
-		  const unsigned char *d, const struct rec_report *r)
+/* The flags calls with the flags bound, as the tracer's three-argument calls. */
+#define WRAP(F)									\
+	static void *copy_##F(void *d, const void *s, size_t n)			\
+	{ return kflush_memcpy_flags(d, s, n, F); }				\
+	static void *move_##F(void *d, const void *s, size_t n)			\
+	{ return kflush_memmove_flags(d, s, n, F); }				\
+	static void *set_##F(void *d, int c, size_t n)				\
+	{ return kflush_memset_flags(d, c, n, F); }
+#define W8(b) WRAP(b##0) WRAP(b##1) WRAP(b##2) WRAP(b##3) WRAP(b##4) WRAP(b##5) WRAP(b##6) WRAP(b##7)
+W8(00) W8(01) W8(02) W8(03) W8(04) W8(05) W8(06) W8(07)
+#define REF(F) { (const void *)copy_##F, (const void *)move_##F, (const void *)set_##F }
+#define R8(b) REF(b##0), REF(b##1), REF(b##2), REF(b##3), REF(b##4), REF(b##5), REF(b##6), REF(b##7)
+/* Two octal digits per name (copy_016 is flags 016 = 0xe): wrappers[f] has flags f. */
+static const void *const wrappers[64][3] = { R8(00), R8(01), R8(02), R8(03), R8(04), R8(05), R8(06), R8(07) };
+
+static int kernel_bound(void)
 {
-	int aligned = ((uintptr_t)d & 7) == 0 && n % 4 == 0;
-	int nt = !(f & NOFLUSH) && ((f & (NONTEMPORAL | WC)) ||
-				    (!(f & (TEMPORAL | WB)) && n >= 256));
-	const char *why = NULL;
-
-	if (r->unwritten || r->outside)
-		why = "bytes unwritten or stored outside";
-	else if (f & NOFLUSH) {
-		if (r->writebacks || r->fences)
-			why = "NOFLUSH wrote back or fenced";
-		else if (r->nt_bytes)
-			why = "NOFLUSH used non-temporal stores";
-	} else if (r->dirty_lines || r->wb_outside)
-		why = "a dirty line left, or a line outside written back";
-	else if (r->fences != ((f & NODRAIN) ? 0u : 1u))
-		why = "wrong number of fences";
-	else if (n && nt && ((aligned && r->nt_bytes != n) || (n >= 256 && r->nt_bytes == 0)))
-		why = "non-temporal path expected";
-	else if (n && !nt && (r->nt_bytes || r->cached_bytes != n))
-		why = "temporal path expected";
-	if (why)
-		cr_assert_fail("%s(%#x): n=%zu dst+%zu dst-src=%+ld: %s (%zu dirty lines, %zu "
-			       "unwritten, %zu outside, %zu nt, %zu cached, %zu write-backs, %zu "
-			       "fences)", name, f, n, doff, dist, why, r->dirty_lines,
-			       r->unwritten, r->outside, r->nt_bytes, r->cached_bytes,
-			       r->writebacks, r->fences);
+	return !(kflush_cpu_features() & (KFLUSH_CPU_AVX512F | KFLUSH_CPU_AVX2 |
+					  KFLUSH_CPU_MOVDIR64B | KFLUSH_CPU_SSE2));
 }
 
-static void prove(enum call c, unsigned int f, struct tu_area *a, const unsigned char *src,
-		  size_t n, size_t doff, long dist)
+static void prove(enum call c, const void *fn, unsigned int f, size_t n, size_t doff,
+		  const char *label)
 {
-	unsigned char *d = tu_at(a, doff) + 512;
-	const unsigned char *s = dist == 0 ? src : d - dist;
-	struct rec_report r;
+	int noflush = f & NOFLUSH;
+	int nt = !noflush && ((f & (NONTEMPORAL | WC)) || (!(f & (TEMPORAL | WB)) && n >= 256));
+	struct tp_call call = {
+		.name = label, .fn = fn, .shape = c == SET ? TP_SET : c == MOVE ? TP_MOVE : TP_COPY,
+		.doff = doff, .soff = doff + 3, .n = n, .c = 0x3c, .dist = n & 1 ? 3 : -70,
+		.wb = tp_expected_wb(), .fences = (f & (NODRAIN | NOFLUSH)) ? 0 : 1,
+		.allow_mixed = nt && kernel_bound(),
+		.nt_only = nt && doff % 8 == 0 && n % 4 == 0,
+	};
+	const struct tl_state *s;
+	char msg[1024];
+	size_t bad = tp_run(&call, msg, sizeof(msg));
 
-	rec_begin(d - 128, n + 256);
-	switch (c) {
-	case COPY: kflush_memcpy_flags(d, s, n, f); break;
-	case MOVE: kflush_memmove_flags(d, s, n, f); break;
-	case SET: kflush_memset_flags(d, 0x3c, n, f); break;
+	s = tp_last();
+	if (noflush) {
+		/* Dirty lines are the point of NOFLUSH; every other rule still holds. */
+		if (bad != s->count[TL_DIRTY])
+			cr_assert_fail("%s", msg);
+		if (s->writebacks || s->fences || s->nt_bytes)
+			cr_assert_fail("%s n=%zu: NOFLUSH made %zu write-backs, %zu fences, %zu NT bytes",
+				       label, n, s->writebacks, s->fences, s->nt_bytes);
+		return;
 	}
-	rec_verify(d, n, &r);
-	rec_end();
-	check(call_names[c], f, n, doff, dist, d, &r);
+	if (bad)
+		cr_assert_fail("%s", msg);
+	if (n && nt && n >= 256 && !s->nt_bytes)
+		cr_assert_fail("%s n=%zu dst+%zu: no non-temporal store on the NT path", label, n, doff);
+	if (n && !nt && (s->nt_bytes || !s->cached_bytes))
+		cr_assert_fail("%s n=%zu dst+%zu: %zu NT bytes on the temporal path", label, n, doff,
+			       s->nt_bytes);
 }
 
-struct param {
-	int call;
-	unsigned int flags;
-};
+TestSuite(flags_persistence, .init = tp_setup, .fini = tp_teardown);
 
-ParameterizedTestParameters(flags_persistence, combination)
+ParameterizedTestParameters(flags_persistence, combinations)
 {
-	static struct param p[3 * 64];
+	static int calls[] = { COPY, MOVE, SET };
 
-	for (int c = 0; c < 3; c++)
-		for (unsigned int f = 0; f < 64; f++)
-			p[c * 64 + f] = (struct param){ c, f };
-	return cr_make_param_array(struct param, p, ARRAY_SIZE(p));
+	return cr_make_param_array(int, calls, ARRAY_SIZE(calls));
 }
 
-ParameterizedTest(struct param *p, flags_persistence, combination)
+/* One traced child per call, all 64 combinations in it. */
+ParameterizedTest(int *call, flags_persistence, combinations)
 {
-	struct tu_area a = tu_area_new(8192);
-	unsigned char *src = malloc(8192);
+	char label[64];
 
-	cr_assert(src);
-	tu_fill(src, 8192, 5);
-	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
-		for (size_t j = 0; j < ARRAY_SIZE(doffs); j++)
-			for (size_t k = 0; k < (p->call == MOVE ? ARRAY_SIZE(dists) : 1); k++) {
-				prove((enum call)p->call, p->flags, &a, src, sizes[i], doffs[j],
-				      dists[k]);
-				tu_area_reset(&a);
-			}
-	free(src);
-	tu_area_free(&a);
+	for (unsigned int f = 0; f < 64; f++) {
+		snprintf(label, sizeof(label), "kflush_%s_flags(%#x)", call_names[*call], f);
+		for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+			if (!tp_quick() || i % 3 == 0)
+				prove((enum call)*call, wrappers[f][*call], f, cases[i].n,
+				      cases[i].doff, label);
+	}
 }
 
-/* The temporal calls alone: ordinary stores, every line written back, no fence. */
 Test(flags_persistence, temporal)
 {
-	struct tu_area a = tu_area_new(8192);
-	unsigned char *src = malloc(8192);
+	static const void *const fns[] = { (const void *)kflush_memcpy_temporal,
+					   (const void *)kflush_memmove_temporal,
+					   (const void *)kflush_memset_temporal };
+	static const char *const names[] = { "kflush_memcpy_temporal", "kflush_memmove_temporal",
+					     "kflush_memset_temporal" };
 
-	cr_assert(src);
-	tu_fill(src, 8192, 6);
-	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
-		for (size_t j = 0; j < ARRAY_SIZE(doffs); j++)
-			for (int c = 0; c < 3; c++) {
-				unsigned char *d = tu_at(&a, doffs[j]) + 512;
-				struct rec_report r;
-
-				rec_begin(d - 128, sizes[i] + 256);
-				if (c == COPY)
-					kflush_memcpy_temporal(d, src, sizes[i]);
-				else if (c == MOVE)
-					kflush_memmove_temporal(d, d + 1, sizes[i]);
-				else
-					kflush_memset_temporal(d, 0x11, sizes[i]);
-				rec_verify(d, sizes[i], &r);
-				rec_end();
-				/* TEMPORAL|NODRAIN is what the plain call is. */
-				check(call_names[c], TEMPORAL | NODRAIN, sizes[i], doffs[j], 0, d, &r);
-			}
-	free(src);
-	tu_area_free(&a);
+	/* TEMPORAL | NODRAIN is what the plain calls are. */
+	for (int c = 0; c < 3; c++)
+		for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+			prove((enum call)c, fns[c], TEMPORAL | NODRAIN, cases[i].n, cases[i].doff,
+			      names[c]);
 }

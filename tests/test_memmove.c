@@ -4,7 +4,7 @@
  * byte for byte against the C library's memmove. Overlapping source and
  * destination at every distance both ways (tests/overlaputil.c), and the
  * disjoint sweep of test_flushcache with guard bytes on both sides.
- * Whether lines are left dirty is test_persistence's job.
+ * Whether lines are left dirty is test_move_persistence's job.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>

@@ -51,7 +51,7 @@ KFLUSH_API void *kflush_memcpy_flags(void *dst, const void *src, size_t n, unsig
 	switch (choose(n, flags)) {
 	case NOFLUSH:
 		if (n)
-			cached_copy(dst, src, n);
+			memcpy(dst, src, n);
 		return dst;
 	case NONTEMPORAL:
 		kflush_memcpy_flushcache(dst, src, n);
@@ -79,10 +79,7 @@ KFLUSH_API void *kflush_memmove_flags(void *dst, const void *src, size_t n, unsi
 {
 	switch (choose(n, flags)) {
 	case NOFLUSH:
-		if (n) {
-			memmove(dst, src, n);
-			REC(KFLUSH_REC_CACHED, dst, n);
-		}
+		memmove(dst, src, n);
 		return dst;
 	case NONTEMPORAL:
 		kflush_memmove_flushcache(dst, src, n);
@@ -111,7 +108,7 @@ KFLUSH_API void *kflush_memset_flags(void *dst, int c, size_t n, unsigned int fl
 	switch (choose(n, flags)) {
 	case NOFLUSH:
 		if (n)
-			cached_set(dst, c, n);
+			memset(dst, c, n);
 		return dst;
 	case NONTEMPORAL:
 		kflush_memset_flushcache(dst, c, n);

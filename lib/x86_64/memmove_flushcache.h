@@ -23,7 +23,6 @@ KFLUSH_INLINE void cached_move_wb(char *d, const char *s, size_t n)
 {
 	if (n) {
 		memmove(d, s, n);
-		REC(KFLUSH_REC_CACHED, d, n);
 		writeback_range(d, n);
 	}
 }

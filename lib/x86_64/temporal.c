@@ -24,7 +24,6 @@ KFLUSH_API void kflush_memcpy_temporal(void *dst, const void *src, size_t n)
 	if (!n)
 		return;
 	KFLUSH_BOUND(KFLUSH_OP_MEMCPY, kflush_memcpy_fn)(dst, src, n);
-	REC(KFLUSH_REC_CACHED, dst, n);
 	writeback_range(dst, n);
 }
 
@@ -41,7 +40,6 @@ KFLUSH_API void kflush_memmove_temporal(void *dst, const void *src, size_t n)
 	if (!n)
 		return;
 	memmove(dst, src, n);
-	REC(KFLUSH_REC_CACHED, dst, n);
 	writeback_range(dst, n);
 }
 
@@ -57,6 +55,6 @@ KFLUSH_API void kflush_memset_temporal(void *dst, int c, size_t n)
 {
 	if (!n)
 		return;
-	cached_set(dst, c, n);
+	memset(dst, c, n);
 	writeback_range(dst, n);
 }
