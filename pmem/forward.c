@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,16 +38,18 @@ static char load_error[512];
 	do {									\
 		union { void *p; __typeof__(real.field) f; } u_;		\
 		u_.p = dlsym((h), (name));					\
-		if (!u_.p)							\
-			return fail("%s has no %s", path, (name));		\
-		if (u_.f == (ours))						\
-			return fail("%s is libkflush-pmem itself, not PMDK's libpmem", path); \
+		if (!u_.p) {							\
+			fail("%s has no %s", path, (name));			\
+			return;							\
+		}								\
+		if (u_.f == (ours)) {						\
+			fail("%s is libkflush-pmem itself, not PMDK's libpmem", path); \
+			return;							\
+		}								\
 		real.field = u_.f;						\
 	} while (0)
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-#include <stdarg.h>
 
 static void fail(const char *fmt, ...)
 {
@@ -68,8 +71,10 @@ static void load(void)
 	if (!path || !*path)
 		path = KFLUSH_LIBPMEM_PATH;
 	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return fail("cannot load the real libpmem: %s", dlerror());
+	if (!h) {
+		fail("cannot load the real libpmem: %s", dlerror());
+		return;
+	}
 	RESOLVE(h, map_file, "pmem_map_file", pmem_map_file);
 	RESOLVE(h, unmap, "pmem_unmap", pmem_unmap);
 	RESOLVE(h, is_pmem, "pmem_is_pmem", pmem_is_pmem);
