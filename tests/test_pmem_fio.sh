@@ -31,7 +31,8 @@ fail() {
 }
 
 # A sanitizer build of the drop-in needs its runtime first in the preload
-# list; fio itself is not ours to leak-check.
+# list (preloaded alone when the drop-in comes from the library path); fio
+# itself is not ours to leak-check.
 preload=$dropin
 asan=$(ldd "$dropin" | awk '/libasan/ { print $3 }')
 if [ -n "$asan" ]; then
@@ -85,7 +86,7 @@ done
 # mapping calls still reach PMDK's libpmem.
 mkdir "$T/lib" && ln -s "$dropin" "$T/lib/libpmem.so.1" || exit 99
 rm -rf "$T/d" && mkdir "$T/d" || exit 99
-LD_LIBRARY_PATH=$T/lib LD_DEBUG=bindings PMEM_IS_PMEM_FORCE=1 KFLUSH_PMEM_STATS=1 \
+LD_PRELOAD=$asan LD_LIBRARY_PATH=$T/lib LD_DEBUG=bindings PMEM_IS_PMEM_FORCE=1 KFLUSH_PMEM_STATS=1 \
 	fio --name=job --ioengine=libpmem --directory="$T/d" --size=1m --bs=64k --rw=write \
 	--verify=crc32c --verify_fatal=1 --thread --output-format=terse >"$o" 2>"$o.err"
 rc=$?
@@ -102,7 +103,8 @@ fi
 # Told that the real libpmem is the drop-in itself, it must refuse to
 # forward (and say why) rather than recurse.
 rm -rf "$T/d" && mkdir "$T/d" || exit 99
-KFLUSH_PMEM_LIBPMEM=$T/lib/libpmem.so.1 LD_LIBRARY_PATH=$T/lib PMEM_IS_PMEM_FORCE=1 \
+LD_PRELOAD=$asan KFLUSH_PMEM_LIBPMEM=$T/lib/libpmem.so.1 LD_LIBRARY_PATH=$T/lib \
+	PMEM_IS_PMEM_FORCE=1 \
 	fio --name=job --ioengine=libpmem --directory="$T/d" --size=1m --bs=64k --rw=write \
 	--thread --output-format=terse >"$o" 2>"$o.err"
 if ! grep -q "is libkflush-pmem itself, not PMDK's libpmem" "$o.err" "$o"; then
