@@ -23,6 +23,8 @@ if [ ! -f "$dropin" ]; then
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/kflush-fio.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT INT TERM
+# fio drops state files in its working directory: not in the build tree.
+cd "$T" || exit 99
 fails=0
 
 fail() {
@@ -49,7 +51,7 @@ run_fio() {
 	rm -rf "$T/d" && mkdir "$T/d" || exit 99
 	LD_PRELOAD="$preload" PMEM_IS_PMEM_FORCE=1 KFLUSH_PMEM_STATS=1 \
 		fio --name=job --ioengine=libpmem --directory="$T/d" --size=$size \
-		--rw=write --verify=crc32c --verify_fatal=1 --thread \
+		--rw=write --verify=crc32c --verify_fatal=1 --verify_state_save=0 --thread \
 		--output-format=terse "$@" >"$out" 2>"$out.err"
 }
 
@@ -88,7 +90,7 @@ mkdir "$T/lib" && ln -s "$dropin" "$T/lib/libpmem.so.1" || exit 99
 rm -rf "$T/d" && mkdir "$T/d" || exit 99
 LD_PRELOAD=$asan LD_LIBRARY_PATH=$T/lib LD_DEBUG=bindings PMEM_IS_PMEM_FORCE=1 KFLUSH_PMEM_STATS=1 \
 	fio --name=job --ioengine=libpmem --directory="$T/d" --size=1m --bs=64k --rw=write \
-	--verify=crc32c --verify_fatal=1 --thread --output-format=terse >"$o" 2>"$o.err"
+	--verify=crc32c --verify_fatal=1 --verify_state_save=0 --thread --output-format=terse >"$o" 2>"$o.err"
 rc=$?
 if [ $rc -ne 0 ]; then
 	fail "library path: fio exited $rc"
