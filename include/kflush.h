@@ -49,10 +49,32 @@ unsigned int kflush_cache_line_size(void);
 /* Flush-copy family: on return no destination line is dirty; nothing fences. */
 void kflush_memcpy_flushcache(void *dst, const void *src, size_t n);
 void kflush_memset_flushcache(void *dst, int c, size_t n);
+void kflush_memmove_flushcache(void *dst, const void *src, size_t n);
 void kflush_flush(const void *addr, size_t len);
 void kflush_drain(void);
 void kflush_persist(const void *addr, size_t len);
 void kflush_memcpy_persist(void *dst, const void *src, size_t n);
+
+/*
+ * Temporal flush-copy: ordinary stores, then the lines written back; the
+ * same contract as the flush-copy family, for destinations read again soon.
+ */
+void kflush_memcpy_temporal(void *dst, const void *src, size_t n);
+void kflush_memmove_temporal(void *dst, const void *src, size_t n);
+void kflush_memset_temporal(void *dst, int c, size_t n);
+
+/* Flags of the *_flags calls: PMDK's PMEM_F_MEM_* meanings and values. */
+#define KFLUSH_F_MEM_NODRAIN		(1U << 0)
+#define KFLUSH_F_MEM_NONTEMPORAL	(1U << 1)
+#define KFLUSH_F_MEM_TEMPORAL		(1U << 2)
+#define KFLUSH_F_MEM_WC			(1U << 3)
+#define KFLUSH_F_MEM_WB			(1U << 4)
+#define KFLUSH_F_MEM_NOFLUSH		(1U << 5)
+#define KFLUSH_F_MEM_VALID		0x3fU
+
+void *kflush_memcpy_flags(void *dst, const void *src, size_t n, unsigned int flags);
+void *kflush_memmove_flags(void *dst, const void *src, size_t n, unsigned int flags);
+void *kflush_memset_flags(void *dst, int c, size_t n, unsigned int flags);
 
 /* String, fault-safe copy and page routines. */
 void *kflush_memcpy(void *dst, const void *src, size_t n);
@@ -85,6 +107,7 @@ enum kflush_op {
 	KFLUSH_OP_CLEAR_PAGES,
 	KFLUSH_OP_CLEAR_PAGES_FLUSHCACHE,
 	KFLUSH_OP_COPY_PAGE,
+	KFLUSH_OP_MEMMOVE_FLUSHCACHE,
 	KFLUSH_NR_OPS
 };
 
@@ -98,6 +121,7 @@ typedef size_t (*kflush_copy_safe_fn)(void *dst, const void *src, size_t n);
 typedef void (*kflush_clear_page_fn)(void *page);
 typedef void (*kflush_clear_pages_fn)(void *addr, size_t npages);
 typedef void (*kflush_copy_page_fn)(void *to, const void *from);
+typedef void (*kflush_memmove_flushcache_fn)(void *dst, const void *src, size_t n);
 
 const char *kflush_op_name(enum kflush_op op);
 int kflush_variant_count(enum kflush_op op);

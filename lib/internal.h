@@ -49,6 +49,7 @@ extern const struct kflush_impl_list kflush_clear_page_list;
 extern const struct kflush_impl_list kflush_clear_pages_list;
 extern const struct kflush_impl_list kflush_clear_pages_flushcache_list;
 extern const struct kflush_impl_list kflush_copy_page_list;
+extern const struct kflush_impl_list kflush_memmove_flushcache_list;
 
 /*
  * The bound variant of each operation. Statically set to the baseline
@@ -73,6 +74,7 @@ void clear_page_mov(void *page);
 void clear_pages_mov(void *addr, size_t npages);
 void clear_pages_flushcache_movnti(void *addr, size_t npages);
 void copy_page_mov(void *to, const void *from);
+void memmove_flushcache_kernel(void *dst, const void *src, size_t n);
 
 /* Features after KFLUSH_HWCAPS masking, and the CPUID cache-line size. */
 extern uint64_t kflush_cpu_mask;

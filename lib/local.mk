@@ -9,6 +9,10 @@ KFLUSH_SOURCES = \
 	lib/x86_64/flush.c \
 	lib/x86_64/flushcache.h \
 	lib/x86_64/flushcache.c \
+	lib/x86_64/memmove_flushcache.h \
+	lib/x86_64/memmove_flushcache.c \
+	lib/x86_64/temporal.c \
+	lib/x86_64/flags.c \
 	lib/x86_64/asm.h \
 	lib/x86_64/pages.h \
 	lib/x86_64/memcpy.S \
@@ -24,10 +28,12 @@ KFLUSH_SOURCES = \
 
 KFLUSH_AVX2_SOURCES = \
 	lib/x86_64/flushcache_avx2.c \
+	lib/x86_64/memmove_flushcache_avx2.c \
 	lib/x86_64/clear_pages_flushcache_avx2.c
 
 KFLUSH_AVX512_SOURCES = \
 	lib/x86_64/flushcache_avx512.c \
+	lib/x86_64/memmove_flushcache_avx512.c \
 	lib/x86_64/clear_pages_flushcache_avx512.c
 
 KFLUSH_VISIBILITY = -fvisibility=hidden

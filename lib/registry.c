@@ -27,6 +27,7 @@ static const struct {
 	[KFLUSH_OP_CLEAR_PAGES]             = { "clear_pages", &kflush_clear_pages_list },
 	[KFLUSH_OP_CLEAR_PAGES_FLUSHCACHE]  = { "clear_pages_flushcache", &kflush_clear_pages_flushcache_list },
 	[KFLUSH_OP_COPY_PAGE]               = { "copy_page", &kflush_copy_page_list },
+	[KFLUSH_OP_MEMMOVE_FLUSHCACHE]      = { "memmove_flushcache", &kflush_memmove_flushcache_list },
 };
 
 kflush_fn kflush_slot[KFLUSH_NR_OPS] = {
@@ -39,6 +40,7 @@ kflush_fn kflush_slot[KFLUSH_NR_OPS] = {
 	[KFLUSH_OP_CLEAR_PAGES]             = (kflush_fn)clear_pages_mov,
 	[KFLUSH_OP_CLEAR_PAGES_FLUSHCACHE]  = (kflush_fn)clear_pages_flushcache_movnti,
 	[KFLUSH_OP_COPY_PAGE]               = (kflush_fn)copy_page_mov,
+	[KFLUSH_OP_MEMMOVE_FLUSHCACHE]      = (kflush_fn)memmove_flushcache_kernel,
 };
 
 static int bound_idx[KFLUSH_NR_OPS];

@@ -5,10 +5,18 @@
 # Flush family, CPU features, the registry and the overview.
 dist_man_MANS += \
 	man/libkflush.7 \
+	man/libkflush-pmem.7 \
 	man/memcpy_flushcache.3 \
 	man/memcpy_nontemporal.3 \
 	man/kflush_memcpy_flushcache.3 \
 	man/kflush_memset_flushcache.3 \
+	man/kflush_memmove_flushcache.3 \
+	man/kflush_memcpy_temporal.3 \
+	man/kflush_memmove_temporal.3 \
+	man/kflush_memset_temporal.3 \
+	man/kflush_memcpy_flags.3 \
+	man/kflush_memmove_flags.3 \
+	man/kflush_memset_flags.3 \
 	man/kflush_flush.3 \
 	man/kflush_drain.3 \
 	man/kflush_persist.3 \

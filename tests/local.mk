@@ -194,3 +194,47 @@ EXTRA_DIST += tests/test_pmemtest_progress.sh
 # (skips in one line without gnuplot).
 TESTS += tests/test_pmemtest_plot.sh
 EXTRA_DIST += tests/test_pmemtest_plot.sh
+
+# memmove_flushcache (issue 11): overlap sweeps at every distance.
+check_PROGRAMS += tests/test_memmove
+TESTS += tests/test_memmove
+tests_test_memmove_SOURCES = tests/test_memmove.c tests/overlaputil.c tests/overlaputil.h \
+	$(TEST_UTIL)
+tests_test_memmove_CFLAGS = $(TEST_CFLAGS)
+tests_test_memmove_LDADD = $(TEST_LIBS)
+
+# Temporal flush-copy and the PMEM_F_MEM_* flags forms (issue 11).
+check_PROGRAMS += tests/test_flags
+TESTS += tests/test_flags
+tests_test_flags_SOURCES = tests/test_flags.c tests/overlaputil.c tests/overlaputil.h $(TEST_UTIL)
+tests_test_flags_CFLAGS = $(TEST_CFLAGS)
+tests_test_flags_LDADD = $(TEST_LIBS)
+
+# The libpmem drop-in (issue 11): its ABI against the real libpmem.so.1,
+# and fio's libpmem engine on it.
+TESTS += tests/test_pmem_abi.sh tests/test_pmem_fio.sh
+EXTRA_DIST += tests/test_pmem_abi.sh tests/test_pmem_fio.sh
+
+# A libpmemobj program of our own under the drop-in; skipped (77) when
+# libpmemobj-dev is missing and the program is not built.
+if HAVE_PMEMOBJ
+check_PROGRAMS += tests/pmemobj_client
+tests_pmemobj_client_SOURCES = tests/pmemobj_client.c
+tests_pmemobj_client_CFLAGS = $(AM_CFLAGS) $(PMEMOBJ_CFLAGS)
+tests_pmemobj_client_LDADD = $(PMEMOBJ_LIBS)
+endif
+TESTS += tests/test_pmem_pmemobj.sh
+EXTRA_DIST += tests/test_pmem_pmemobj.sh
+
+# The persistence proof for memmove_flushcache and the flags forms (issue 11).
+check_PROGRAMS += tests/test_move_persistence tests/test_flags_persistence
+TESTS += tests/test_move_persistence tests/test_flags_persistence
+tests_test_move_persistence_SOURCES = tests/test_move_persistence.c $(TEST_UTIL) $(TEST_TRACE)
+tests_test_move_persistence_CFLAGS = $(TEST_TRACE_CFLAGS)
+tests_test_move_persistence_LDADD = $(TEST_TRACE_LIBS)
+tests_test_flags_persistence_SOURCES = tests/test_flags_persistence.c $(TEST_UTIL) $(TEST_TRACE)
+tests_test_flags_persistence_CFLAGS = $(TEST_TRACE_CFLAGS)
+tests_test_flags_persistence_LDADD = $(TEST_TRACE_LIBS)
+# The wrappers call the library through this program's PLT: bound at load,
+# so no first call traces the dynamic linker's lazy resolution.
+tests_test_flags_persistence_LDFLAGS = $(AM_LDFLAGS) -Wl,-z,now

@@ -8,7 +8,10 @@ run() {
 	shift
 	"${srcdir:-.}/tests/run-masked.sh" "$mask" tests/test_flushcache --filter='flushcache/kflush_*' &&
 	"${srcdir:-.}/tests/run-masked.sh" "$mask" tests/test_persistence \
-		--filter='persistence/@(entry_points|memcpy_persist_fences_once)'
+		--filter='persistence/@(entry_points|memcpy_persist_fences_once)' &&
+	"${srcdir:-.}/tests/run-masked.sh" "$mask" tests/test_memmove --filter='memmove/kflush_*' &&
+	"${srcdir:-.}/tests/run-masked.sh" "$mask" tests/test_move_persistence \
+		--filter='move_persistence/entry_point'
 }
 run -avx512f,-avx2,-movdir64b &&
 run -avx512f,-avx2,-movdir64b,-sse2,-clwb,-clflushopt

@@ -107,6 +107,35 @@ enum td_kind tp_expected_wb(void)
 	return TD_WB_CLFLUSH;
 }
 
+/*
+ * TP_MOVE: the source lies in the destination arena, dist below dst (or
+ * above, for a negative dist), partly outside the watched window when far.
+ * Its bytes outside the window get a pattern of their own; the expected
+ * window is then the C library's memmove() applied to a copy of the whole
+ * span. Returns the source address.
+ */
+static uint64_t move_setup(const struct tp_call *c, const struct tl_expect *x, size_t wlen)
+{
+	uint64_t s = x->dst - (uint64_t)c->dist, lo = s < x->win_lo ? s : x->win_lo;
+	uint64_t hi = s + c->n > x->win_hi ? s + c->n : x->win_hi;
+	unsigned char *span;
+
+	cr_assert(lo >= (uint64_t)(uintptr_t)dst_arena &&
+		  hi <= (uint64_t)(uintptr_t)(dst_arena + TP_DST_SIZE),
+		  "%s: n=%zu dist=%ld does not fit the arena", c->name, c->n, c->dist);
+	if (s < x->win_lo)
+		fill((unsigned char *)(uintptr_t)s, x->win_lo - s, seq + 3333);
+	if (s + c->n > x->win_hi)
+		fill((unsigned char *)(uintptr_t)x->win_hi, s + c->n - x->win_hi, seq + 5555);
+	span = malloc(hi - lo);
+	cr_assert(span);
+	memcpy(span, (void *)(uintptr_t)lo, hi - lo);
+	memmove(span + (x->dst - lo), span + (s - lo), c->n);
+	memcpy(final, span + (x->win_lo - lo), wlen);
+	free(span);
+	return s;
+}
+
 size_t tp_run(const struct tp_call *c, char *msg, size_t len)
 {
 	unsigned char *dst = dst_arena + DST_BASE + c->doff;
@@ -152,11 +181,16 @@ size_t tp_run(const struct tp_call *c, char *msg, size_t len)
 		a1 = c->n / KFLUSH_PAGE_SIZE;
 		break;
 	case TP_DRAIN:
+	case TP_MOVE:
 		break;
 	}
 	memcpy((void *)(uintptr_t)x.win_lo, final, wlen);
-	if (c->shape == TP_COPY || c->shape == TP_SET)
+	if (c->shape == TP_COPY || c->shape == TP_SET || c->shape == TP_MOVE)
 		fill((unsigned char *)(uintptr_t)x.win_lo + at, c->n, seq + 7777);
+	if (c->shape == TP_MOVE) {
+		a1 = move_setup(c, &x, wlen);
+		a2 = c->n;
+	}
 	x.final = final;
 	tt_stack(&tracer, &x.stack_lo, &x.stack_hi);
 #if defined(__SANITIZE_ADDRESS__)

@@ -24,6 +24,7 @@ enum tp_shape {
 	TP_FLUSH,	/* fn(dst, n): dst already holds its data, which must not change */
 	TP_CLEAR,	/* fn(dst, n / 4096): dst page-aligned, zeroed */
 	TP_DRAIN,	/* fn(): nothing in the window may change */
+	TP_MOVE,	/* fn(dst, dst - dist, n): source and destination may overlap */
 };
 
 struct tp_call {
@@ -32,6 +33,7 @@ struct tp_call {
 	enum tp_shape shape;
 	size_t doff, soff, n;
 	int c;
+	long dist;	/* TP_MOVE: dst - src, either sign */
 	/* The rules: wb, fences, allow_mixed, nt_only, flush (tl_expect's). */
 	enum td_kind wb;
 	int fences, allow_mixed, nt_only;

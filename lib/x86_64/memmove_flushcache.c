@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memmove_flushcache: the flush-copy for overlapping buffers (PMDK's
+ * pmem_memmove; the kernel has none). The kernel-shaped baseline, the
+ * movnti variant and the registry entries for the per-ISA ones.
+ */
+#include "x86_64/memmove_flushcache.h"
+
+void memmove_flushcache_movnti(void *dst, const void *src, size_t n);
+
+void memmove_flushcache_kernel(void *dst, const void *src, size_t n)
+{
+	flushmove_core(dst, src, n);
+}
+
+/* All eight loads before the first store: the line is one unit. */
+static inline __attribute__((always_inline)) void movnti_line(char *d, const char *s)
+{
+	uint64_t v[8];
+
+	_Pragma("GCC unroll 64")
+	for (int i = 0; i < 8; i++)
+		v[i] = load8(s + 8 * i);
+	_Pragma("GCC unroll 64")
+	for (int i = 0; i < 8; i++)
+		nt_store8(d + 8 * i, v[i]);
+}
+
+/*
+ * A block of movnti lines would store its first line before loading its
+ * second, which a backward move must not do: the block is one line.
+ */
+void memmove_flushcache_movnti(void *dst, const void *src, size_t n)
+{
+	flushmove_lines(dst, src, n, 1, movnti_line, movnti_line);
+}
+
+KFLUSH_IMPLS(kflush_memmove_flushcache,
+	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memmove_flushcache_avx512),
+	KFLUSH_IMPL("avx2", KFLUSH_CPU_AVX2, 0, memmove_flushcache_avx2),
+	KFLUSH_IMPL("movnti", KFLUSH_CPU_SSE2, 0, memmove_flushcache_movnti),
+	KFLUSH_IMPL("kernel", 0, 0, memmove_flushcache_kernel),
+);
+
+/**
+ * kflush_memmove_flushcache() - move, leaving no destination line dirty
+ * @dst: destination, any alignment
+ * @src: source, any alignment; may overlap @dst
+ * @n: bytes to move; 0 touches nothing
+ *
+ * memmove() with the contract of kflush_memcpy_flushcache(): the result is
+ * as if @src were first copied to a temporary buffer, and each destination
+ * byte is written by a non-temporal store, or by an ordinary store whose
+ * line is then written back. Does not fence.
+ */
+KFLUSH_API void kflush_memmove_flushcache(void *dst, const void *src, size_t n)
+{
+	KFLUSH_BOUND(KFLUSH_OP_MEMMOVE_FLUSHCACHE, kflush_memmove_flushcache_fn)(dst, src, n);
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The overlap-safe flush-copy: the drivers of flushcache.h run forward or
+ * backward. Forward is safe whenever dst - src >= n as unsigned (dst below
+ * src, or no overlap); otherwise the copy runs from the end down. Each
+ * unit (a word group, a line, a block of lines) loads all its source
+ * before its first store, and the units go in the copy's direction, so a
+ * store can only hit source bytes that are already loaded: that holds at
+ * every distance, 1 byte included.
+ */
+#ifndef KFLUSH_X86_MEMMOVE_FLUSHCACHE_H
+#define KFLUSH_X86_MEMMOVE_FLUSHCACHE_H
+
+#include "x86_64/flushcache.h"
+
+KFLUSH_INLINE int move_forward(const char *d, const char *s, size_t n)
+{
+	return (uintptr_t)d - (uintptr_t)s >= n;
+}
+
+/* Ordinary stores that may overlap their source, then the write-back. */
+KFLUSH_INLINE void cached_move_wb(char *d, const char *s, size_t n)
+{
+	if (n) {
+		memmove(d, s, n);
+		writeback_range(d, n);
+	}
+}
+
+/* nt_copy_words() from the end down: the 4-byte word first, as it is last. */
+KFLUSH_INLINE void nt_copy_words_back(char *d, const char *s, size_t n)
+{
+	if (n & 4) {
+		n -= 4;
+		nt_store4(d + n, load4(s + n));
+	}
+	for (; n >= 32; n -= 32) {
+		uint64_t a = load8(s + n - 32), b = load8(s + n - 24);
+		uint64_t c = load8(s + n - 16), e = load8(s + n - 8);
+
+		nt_store8(d + n - 8, e);
+		nt_store8(d + n - 16, c);
+		nt_store8(d + n - 24, b);
+		nt_store8(d + n - 32, a);
+	}
+	for (; n >= 8; n -= 8)
+		nt_store8(d + n - 8, load8(s + n - 8));
+}
+
+/* The kernel's shape (flushcache_core()), in whichever direction is safe. */
+KFLUSH_INLINE void flushmove_core(char *d, const char *s, size_t n)
+{
+	size_t head = (size_t)(-(uintptr_t)d & 7), body;
+
+	if (!n)
+		return;
+	if (head > n)
+		head = n;
+	body = (n - head) & ~(size_t)3;
+	if (move_forward(d, s, n)) {
+		cached_move_wb(d, s, head);
+		nt_copy_words(d + head, s + head, body);
+		cached_move_wb(d + head + body, s + head + body, n - head - body);
+	} else {
+		cached_move_wb(d + head + body, s + head + body, n - head - body);
+		nt_copy_words_back(d + head, s + head, body);
+		cached_move_wb(d, s, head);
+	}
+}
+
+/*
+ * flushcache_lines() in either direction, with the same split: cached
+ * edge lines, words up to a line boundary, blocks, lines, words. Going
+ * backward the pieces are the same, taken in the reverse order.
+ */
+KFLUSH_INLINE void flushmove_lines(char *d, const char *s, size_t n, size_t block_lines,
+				   void (*block)(char *d, const char *s),
+				   void (*line)(char *d, const char *s))
+{
+	size_t head, tail, to_line = 0, blocks = 0, lines = 0, words;
+	const size_t bsz = block_lines * LINE;
+	char *bd;
+	const char *bs;
+
+	split_edges(d, n, &head, &tail);
+	words = n - head - tail;
+	bd = d + head;
+	bs = s + head;
+	if (words >= FLUSHCACHE_BULK_MIN) {
+		to_line = (size_t)(-(uintptr_t)bd & (LINE - 1));
+		words -= to_line;
+		blocks = words / bsz;
+		words -= blocks * bsz;
+		lines = words / LINE;
+		words -= lines * LINE;
+	}
+
+	if (move_forward(d, s, n)) {
+		cached_move_wb(d, s, head);
+		nt_copy_words(bd, bs, to_line);
+		bd += to_line;
+		bs += to_line;
+		for (size_t i = 0; i < blocks; i++, bd += bsz, bs += bsz)
+			block(bd, bs);
+		for (size_t i = 0; i < lines; i++, bd += LINE, bs += LINE)
+			line(bd, bs);
+		nt_copy_words(bd, bs, words);
+		cached_move_wb(bd + words, bs + words, tail);
+		return;
+	}
+
+	/* bd/bs advance to the end of the bulk, then each piece steps down. */
+	bd += to_line + blocks * bsz + lines * LINE;
+	bs += to_line + blocks * bsz + lines * LINE;
+	cached_move_wb(bd + words, bs + words, tail);
+	nt_copy_words_back(bd, bs, words);
+	for (size_t i = 0; i < lines; i++) {
+		bd -= LINE;
+		bs -= LINE;
+		line(bd, bs);
+	}
+	for (size_t i = 0; i < blocks; i++) {
+		bd -= bsz;
+		bs -= bsz;
+		block(bd, bs);
+	}
+	nt_copy_words_back(bd - to_line, bs - to_line, to_line);
+	cached_move_wb(d, s, head);
+}
+
+void memmove_flushcache_avx2(void *dst, const void *src, size_t n);
+void memmove_flushcache_avx512(void *dst, const void *src, size_t n);
+
+#endif /* KFLUSH_X86_MEMMOVE_FLUSHCACHE_H */
