@@ -4,6 +4,9 @@
 #define KFLUSH_INTERNAL_H
 
 #include <stdint.h>
+
+/* The library defines the exported, out-of-line kflush_drain(). */
+#define KFLUSH_DRAIN_OUT_OF_LINE
 #include "kflush.h"
 
 /* On exported definitions; everything else is hidden by -fvisibility=hidden. */

@@ -55,6 +55,8 @@ KFLUSH_API void kflush_flush(const void *addr, size_t len)
  * An sfence: every movnt* store and clwb/clflushopt issued before it by
  * this thread is complete (globally visible, and on pmem with ADR or eADR,
  * persistent) before any store after it. clflush is ordered anyway.
+ * <kflush.h> makes callers inline the same sfence; this symbol stays for
+ * dlsym() and for programs built against older headers.
  */
 KFLUSH_API void kflush_drain(void)
 {

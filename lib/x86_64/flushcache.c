@@ -36,10 +36,7 @@ static inline __attribute__((always_inline)) void movnti_block(char *d, const ch
 		movnti_line(d + i * LINE, s + i * LINE);
 }
 
-void memcpy_flushcache_movnti(void *dst, const void *src, size_t n)
-{
-	flushcache_lines(dst, src, n, MOVNTI_BLOCK, movnti_block, movnti_line);
-}
+FLUSHCACHE_VARIANT(memcpy_flushcache_movnti, MOVNTI_BLOCK, movnti_block, movnti_line)
 
 /*
  * MOVDIR64B writes a full 64-byte line as one direct store with
@@ -68,10 +65,7 @@ static inline __attribute__((always_inline)) void movdir64b_block(char *d, const
 		movdir64b_line(d + i * LINE, s + i * LINE);
 }
 
-void memcpy_flushcache_movdir64b(void *dst, const void *src, size_t n)
-{
-	flushcache_lines(dst, src, n, MOVDIR64B_BLOCK, movdir64b_block, movdir64b_line);
-}
+FLUSHCACHE_VARIANT(memcpy_flushcache_movdir64b, MOVDIR64B_BLOCK, movdir64b_block, movdir64b_line)
 
 KFLUSH_IMPLS(kflush_memcpy_flushcache,
 	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memcpy_flushcache_avx512),

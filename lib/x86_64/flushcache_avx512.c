@@ -27,10 +27,7 @@ static inline __attribute__((always_inline)) void avx512_block(char *d, const ch
 	}
 }
 
-void memcpy_flushcache_avx512(void *dst, const void *src, size_t n)
-{
-	flushcache_lines(dst, src, n, AVX512_BLOCK, avx512_block, avx512_line);
-}
+FLUSHCACHE_VARIANT(memcpy_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_line)
 
 static inline __attribute__((always_inline)) void avx512_set_line(char *d, const void *p)
 {
