@@ -64,6 +64,31 @@ extern kflush_fn kflush_slot[KFLUSH_NR_OPS];
 #define KFLUSH_BOUND(op, type) ((type)kflush_slot[op])
 
 /*
+ * Code an ifunc resolver reaches. Resolvers run while the dynamic linker
+ * relocates, before any constructor: libc's environ is still NULL, our own
+ * PLT may not be filled yet, and the sanitizers' runtimes (and their shadow
+ * memory) are not set up. So: no instrumentation, and no call out of the
+ * library, not even to strcmp.
+ */
+#define KFLUSH_EARLY __attribute__((no_sanitize_address, no_sanitize_undefined))
+
+/* Binds every operation (once) and returns @op's bound variant. */
+kflush_fn kflush_resolve(enum kflush_op op);
+
+/*
+ * An exported entry point bound by GNU ifunc, the way glibc binds memcpy:
+ * callers' PLT slots hold the bound variant itself, so a call is the PLT
+ * jump and the variant, with no wrapper and no second indirect jump
+ * (tools/callbench measures both). Put this before the declaration
+ *   KFLUSH_API void kflush_x(...) __attribute__((ifunc("kflush_x_resolve")));
+ */
+#define KFLUSH_RESOLVER(op, type, name)					\
+	static KFLUSH_EARLY type name##_resolve(void)			\
+	{									\
+		return (type)kflush_resolve(op);				\
+	}
+
+/*
  * The baseline variant of each operation (the last of its list): what the
  * slots hold before kflush_init() runs. Each family file defines its own.
  */
@@ -83,6 +108,7 @@ extern uint64_t kflush_cpu_raw;
 extern unsigned int kflush_clflush_size;
 
 void kflush_cpu_detect(void);
+void kflush_cpu_report(void);
 uint64_t kflush_cpu_vendor_features(const char *vendor, uint32_t eax1, uint64_t cpuid_features);
 
 #endif /* KFLUSH_INTERNAL_H */

@@ -57,7 +57,7 @@ tests_test_persistence_LDADD = $(TEST_RECORD_LIBS)
 
 tests_test_dispatch_SOURCES = tests/test_dispatch.c
 tests_test_dispatch_CFLAGS = $(TEST_CFLAGS)
-tests_test_dispatch_LDADD = $(TEST_LIBS)
+tests_test_dispatch_LDADD = $(TEST_LIBS) -ldl
 
 # Disassembled by inline-nocall.sh: optimised as configured but without
 # sanitizer instrumentation, and linked in place (-no-install) so the file

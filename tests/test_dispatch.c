@@ -18,9 +18,17 @@
  * first documented variant, not never bound, whose needs that set meets.
  * The masks: none, every feature alone, every pair, each operation's
  * variants peeled off one by one, and all of them.
+ *
+ * What the entry point really runs is checked apart from what
+ * kflush_variant_bound() says: the child resolves each exported
+ * kflush_<op> with dlsym(), which for a GNU ifunc returns the bound
+ * target, and names the variant whose kflush_variant_fn() that is.
+ * libkflush(7) documents kflush_copy_safe as the one entry point that is
+ * a wrapper (it installs the fault handler on the first call).
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <dlfcn.h>
 #include <inttypes.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -86,6 +94,12 @@ static const struct doc_op {
 		V("rep_movsb", "erms"), V("rep_movsq", "rep_good"), V("mov", "") } },
 };
 #define NR_DOC (sizeof(doc) / sizeof(doc[0]))
+
+/* libkflush(7), DISPATCH: the entry point that is a wrapper, not an ifunc. */
+static int doc_wrapper(enum kflush_op op)
+{
+	return op == KFLUSH_OP_COPY_SAFE;
+}
 
 static size_t doc_count(const struct doc_op *d)
 {
@@ -157,6 +171,21 @@ __attribute__((constructor)) static void dump_and_exit(void)
 
 		printf("bound %s %s\n", kflush_op_name((enum kflush_op)op), v ? v : "(none)");
 	}
+	for (int op = 0; op < KFLUSH_NR_OPS; op++) {
+		char sym[64];
+		void *entry;
+		const char *v = "(wrapper)";
+
+		snprintf(sym, sizeof(sym), "kflush_%s", kflush_op_name((enum kflush_op)op));
+		entry = dlsym(RTLD_DEFAULT, sym);
+		for (int i = 0; i < kflush_variant_count((enum kflush_op)op); i++) {
+			kflush_fn fn = kflush_variant_fn((enum kflush_op)op, (unsigned int)i);
+
+			if (fn && (void *)fn == entry)
+				v = kflush_variant_name((enum kflush_op)op, (unsigned int)i);
+		}
+		printf("entry %s %s\n", kflush_op_name((enum kflush_op)op), entry ? v : "(none)");
+	}
 	fflush(stdout);
 	_exit(ferror(stdout) ? 1 : 0);
 }
@@ -164,6 +193,7 @@ __attribute__((constructor)) static void dump_and_exit(void)
 struct child {
 	uint64_t raw, features;
 	char bound[KFLUSH_NR_OPS][64];
+	char entry[KFLUSH_NR_OPS][64];	/* the variant dlsym() resolves the entry to */
 	char err[OUT_MAX];
 };
 
@@ -185,7 +215,7 @@ static void spawn_dump(const char *mask, struct child *c)
 	char out[OUT_MAX], *envp[512], *hw = NULL, *line, *save;
 	static char dump_var[] = DUMP_ENV "=1";
 	char *argv[] = { self, NULL };
-	int po[2], pe[2], status, nenv = 0, nbound = 0;
+	int po[2], pe[2], status, nenv = 0, nbound = 0, nentry = 0;
 	posix_spawn_file_actions_t fa;
 	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	pid_t pid;
@@ -226,6 +256,14 @@ static void spawn_dump(const char *mask, struct child *c)
 		if (sscanf(line, "raw %" SCNx64, &c->raw) == 1 ||
 		    sscanf(line, "features %" SCNx64, &c->features) == 1)
 			continue;
+		if (strncmp(line, "entry ", 6) == 0) {
+			cr_assert_lt(nentry, KFLUSH_NR_OPS);
+			cr_assert(sscanf(line, "entry %63s %63s", name, c->entry[nentry]) == 2,
+				  "bad line: %s", line);
+			cr_assert_str_eq(name, kflush_op_name((enum kflush_op)nentry));
+			nentry++;
+			continue;
+		}
 		cr_assert_lt(nbound, KFLUSH_NR_OPS);
 		cr_assert(sscanf(line, "bound %63s %63s", name, c->bound[nbound]) == 2,
 			  "bad line: %s", line);
@@ -233,6 +271,7 @@ static void spawn_dump(const char *mask, struct child *c)
 		nbound++;
 	}
 	cr_assert_eq(nbound, KFLUSH_NR_OPS, "child printed %d ops", nbound);
+	cr_assert_eq(nentry, KFLUSH_NR_OPS, "child printed %d entry points", nentry);
 }
 
 static void check_child(const char *mask, const struct child *c)
@@ -250,6 +289,11 @@ static void check_child(const char *mask, const struct child *c)
 		cr_expect_str_eq(c->bound[d->op], want,
 				 "KFLUSH_HWCAPS=%s: %s bound %s, the documented precedence gives %s",
 				 mask, d->name, c->bound[d->op], want);
+		if (doc_wrapper(d->op))
+			want = "(wrapper)";
+		cr_expect_str_eq(c->entry[d->op], want,
+				 "KFLUSH_HWCAPS=%s: kflush_%s runs %s, documented %s",
+				 mask, d->name, c->entry[d->op], want);
 	}
 }
 
@@ -420,6 +464,14 @@ Test(dispatch, self)
 			  d->v[expected(d, have)].name);
 		cr_expect_eq(kflush_variant_usable(d->op, (unsigned int)b), 1);
 		cr_expect_not_null(kflush_variant_fn(d->op, (unsigned int)b));
+		if (!doc_wrapper(d->op)) {
+			char sym[64];
+
+			snprintf(sym, sizeof(sym), "kflush_%s", d->name);
+			cr_expect(dlsym(RTLD_DEFAULT, sym) ==
+				  (void *)kflush_variant_fn(d->op, (unsigned int)b),
+				  "%s does not resolve to the bound %s", sym, got ? got : "(none)");
+		}
 	}
 	cr_assert(kflush_cpu_features_raw() & KFLUSH_CPU_SSE2);
 	cr_assert(kflush_cpu_features_raw() & KFLUSH_CPU_CLFLUSH);

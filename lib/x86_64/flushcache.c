@@ -75,6 +75,8 @@ KFLUSH_IMPLS(kflush_memcpy_flushcache,
 	KFLUSH_IMPL("kernel", 0, 0, memcpy_flushcache_kernel),
 );
 
+KFLUSH_RESOLVER(KFLUSH_OP_MEMCPY_FLUSHCACHE, kflush_memcpy_flushcache_fn, kflush_memcpy_flushcache)
+
 /**
  * kflush_memcpy_flushcache() - copy, leaving no destination line dirty
  * @dst: destination, any alignment
@@ -86,9 +88,7 @@ KFLUSH_IMPLS(kflush_memcpy_flushcache,
  * then written back. Does not fence: kflush_drain() before relying on it.
  */
 KFLUSH_API void kflush_memcpy_flushcache(void *dst, const void *src, size_t n)
-{
-	KFLUSH_BOUND(KFLUSH_OP_MEMCPY_FLUSHCACHE, kflush_memcpy_flushcache_fn)(dst, src, n);
-}
+	__attribute__((ifunc("kflush_memcpy_flushcache_resolve")));
 
 void memset_flushcache_movnti(void *dst, int c, size_t n);
 
@@ -120,6 +120,8 @@ KFLUSH_IMPLS(kflush_memset_flushcache,
 	KFLUSH_IMPL("kernel", 0, 0, memset_flushcache_kernel),
 );
 
+KFLUSH_RESOLVER(KFLUSH_OP_MEMSET_FLUSHCACHE, kflush_memset_flushcache_fn, kflush_memset_flushcache)
+
 /**
  * kflush_memset_flushcache() - fill, leaving no destination line dirty
  * @dst: destination, any alignment
@@ -129,6 +131,4 @@ KFLUSH_IMPLS(kflush_memset_flushcache,
  * Same contract as kflush_memcpy_flushcache(). Does not fence.
  */
 KFLUSH_API void kflush_memset_flushcache(void *dst, int c, size_t n)
-{
-	KFLUSH_BOUND(KFLUSH_OP_MEMSET_FLUSHCACHE, kflush_memset_flushcache_fn)(dst, c, n);
-}
+	__attribute__((ifunc("kflush_memset_flushcache_resolve")));

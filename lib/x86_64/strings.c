@@ -2,9 +2,8 @@
 /*
  * kflush_memcpy() and the page routines: their variant lists and exported
  * entry points. The variants are in memcpy.S, clear_page.S and
- * copy_page.S. Seed 004 wants no branch per page: each entry point is one
- * indirect jump through a slot bound once at load (see registry.c for why
- * a pointer and not an ifunc), never a feature test per call.
+ * copy_page.S. Seed 004 wants no branch per page: each entry point is a
+ * GNU ifunc bound once at load (registry.c), never a feature test per call.
  */
 #include "x86_64/pages.h"
 
@@ -33,6 +32,8 @@ KFLUSH_IMPLS(kflush_copy_page,
 	KFLUSH_IMPL("mov", 0, 0, copy_page_mov),
 );
 
+KFLUSH_RESOLVER(KFLUSH_OP_MEMCPY, kflush_memcpy_fn, kflush_memcpy)
+
 /**
  * kflush_memcpy() - copy memory, the kernel's way
  * @dst: destination, any alignment
@@ -46,9 +47,9 @@ KFLUSH_IMPLS(kflush_copy_page,
  * Return: @dst.
  */
 KFLUSH_API void *kflush_memcpy(void *dst, const void *src, size_t n)
-{
-	return KFLUSH_BOUND(KFLUSH_OP_MEMCPY, kflush_memcpy_fn)(dst, src, n);
-}
+	__attribute__((ifunc("kflush_memcpy_resolve")));
+
+KFLUSH_RESOLVER(KFLUSH_OP_CLEAR_PAGE, kflush_clear_page_fn, kflush_clear_page)
 
 /**
  * kflush_clear_page() - zero one page
@@ -58,9 +59,9 @@ KFLUSH_API void *kflush_memcpy(void *dst, const void *src, size_t n)
  * whichever was bound at load. Ordinary cached stores; does not fence.
  */
 KFLUSH_API void kflush_clear_page(void *page)
-{
-	KFLUSH_BOUND(KFLUSH_OP_CLEAR_PAGE, kflush_clear_page_fn)(page);
-}
+	__attribute__((ifunc("kflush_clear_page_resolve")));
+
+KFLUSH_RESOLVER(KFLUSH_OP_CLEAR_PAGES, kflush_clear_pages_fn, kflush_clear_pages)
 
 /**
  * kflush_clear_pages() - zero a run of pages
@@ -72,9 +73,9 @@ KFLUSH_API void kflush_clear_page(void *page)
  * cache lines for extents larger than L3). Does not fence.
  */
 KFLUSH_API void kflush_clear_pages(void *addr, size_t npages)
-{
-	KFLUSH_BOUND(KFLUSH_OP_CLEAR_PAGES, kflush_clear_pages_fn)(addr, npages);
-}
+	__attribute__((ifunc("kflush_clear_pages_resolve")));
+
+KFLUSH_RESOLVER(KFLUSH_OP_COPY_PAGE, kflush_copy_page_fn, kflush_copy_page)
 
 /**
  * kflush_copy_page() - copy one page
@@ -85,6 +86,4 @@ KFLUSH_API void kflush_clear_pages(void *addr, size_t npages)
  * loop, whichever was bound at load. Does not fence.
  */
 KFLUSH_API void kflush_copy_page(void *to, const void *from)
-{
-	KFLUSH_BOUND(KFLUSH_OP_COPY_PAGE, kflush_copy_page_fn)(to, from);
-}
+	__attribute__((ifunc("kflush_copy_page_resolve")));
