@@ -107,8 +107,31 @@ extern uint64_t kflush_cpu_mask;
 extern uint64_t kflush_cpu_raw;
 extern unsigned int kflush_clflush_size;
 
+/*
+ * The "tuned" kflush_memcpy variant: rep movsb from movsb_min bytes,
+ * memcpy_orig below; with avoid_near also below whenever (dst - src) mod
+ * 64 is 1..31, where some CPUs' rep movsb crawls. Set by a per-CPU rule.
+ */
+struct kflush_memcpy_tuning {
+	size_t movsb_min;
+	int avoid_near;
+};
+extern struct kflush_memcpy_tuning kflush_memcpy_tuning;
+
+/* Marks a variant that only a per-CPU rule binds (cpu_rules.c). */
+#define KFLUSH_IMPL_RULE_ONLY	(1U << 1)
+
+/* The CPU as detected: CPUID(0) vendor and CPUID(1).EAX. */
+extern char kflush_cpu_vendor[13];
+extern uint32_t kflush_cpu_eax1;
+
 void kflush_cpu_detect(void);
 void kflush_cpu_report(void);
 uint64_t kflush_cpu_vendor_features(const char *vendor, uint32_t eax1, uint64_t cpuid_features);
+unsigned int kflush_cpu_family(uint32_t eax1);
+unsigned int kflush_cpu_model(uint32_t eax1);
+int kflush_same(const char *a, const char *b);
+const char *kflush_cpu_rule(const char *vendor, uint32_t eax1, enum kflush_op op,
+			    struct kflush_memcpy_tuning *tuning);
 
 #endif /* KFLUSH_INTERNAL_H */

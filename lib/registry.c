@@ -64,14 +64,33 @@ static KFLUSH_EARLY int usable(const struct kflush_impl *impl)
 	return (impl->requires & ~kflush_cpu_mask) == 0;
 }
 
+/*
+ * A per-CPU rule's variant first, if this CPU (after KFLUSH_HWCAPS) can
+ * run it; then the first usable variant in precedence order that is
+ * neither never-bound nor rule-only.
+ */
 static KFLUSH_EARLY void bind(enum kflush_op op)
 {
 	const struct kflush_impl_list *list = ops[op].list;
+	struct kflush_memcpy_tuning tuning;
+	const char *rule = kflush_cpu_rule(kflush_cpu_vendor, kflush_cpu_eax1, op, &tuning);
 
+	/* Even when not bound, "tuned" runs with this CPU's switch-over. */
+	if (rule && op == KFLUSH_OP_MEMCPY)
+		kflush_memcpy_tuning = tuning;
+	for (unsigned int i = 0; rule && i < list->nr; i++) {
+		const struct kflush_impl *impl = &list->impls[i];
+
+		if (kflush_same(impl->name, rule) && usable(impl)) {
+			bound_idx[op] = (int)i;
+			kflush_slot[op] = impl->fn;
+			return;
+		}
+	}
 	for (unsigned int i = 0; i < list->nr; i++) {
 		const struct kflush_impl *impl = &list->impls[i];
 
-		if (usable(impl) && !(impl->flags & KFLUSH_IMPL_NO_BIND)) {
+		if (usable(impl) && !(impl->flags & (KFLUSH_IMPL_NO_BIND | KFLUSH_IMPL_RULE_ONLY))) {
 			bound_idx[op] = (int)i;
 			kflush_slot[op] = impl->fn;
 			return;

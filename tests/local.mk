@@ -55,7 +55,7 @@ tests_test_persistence_SOURCES = tests/test_persistence.c $(TEST_UTIL) $(TEST_RE
 tests_test_persistence_CFLAGS = $(TEST_CFLAGS)
 tests_test_persistence_LDADD = $(TEST_RECORD_LIBS)
 
-tests_test_dispatch_SOURCES = tests/test_dispatch.c
+tests_test_dispatch_SOURCES = tests/test_dispatch.c lib/x86_64/cpu_vendor.c lib/x86_64/cpu_rules.c
 tests_test_dispatch_CFLAGS = $(TEST_CFLAGS)
 tests_test_dispatch_LDADD = $(TEST_LIBS) -ldl
 

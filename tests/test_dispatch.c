@@ -25,9 +25,16 @@
  * target, and names the variant whose kflush_variant_fn() that is.
  * libkflush(7) documents kflush_copy_safe as the one entry point that is
  * a wrapper (it installs the fault handler on the first call).
+ *
+ * Per-CPU rules (libkflush(7), DISPATCH, Per-CPU rules) are copied into
+ * doc_rules[] below. The library's rule function (lib/x86_64/cpu_rules.c,
+ * compiled into this program) must give exactly those for synthetic
+ * vendor/family/model inputs; and every binding expectation above applies
+ * the documented rule for this host's own CPUID first.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <cpuid.h>
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <spawn.h>
@@ -37,7 +44,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kflush.h"
+#include "internal.h"
 
 #define DUMP_ENV "TEST_DISPATCH_DUMP"
 #define OUT_MAX 8192
@@ -61,12 +68,13 @@ static const struct feature {
 /* libkflush(7), DISPATCH, Variants: best first; needs are feature names. */
 #define V(name, needs) { (name), (needs), 0 }
 #define NEVER_BOUND(name) { (name), "", 1 }
+#define RULE_ONLY(name, needs) { (name), (needs), 2 }
 static const struct doc_op {
 	enum kflush_op op;
 	const char *name;
 	struct doc_variant {
 		const char *name, *needs;
-		int never_bound;
+		int never_bound;	/* 1: never bound; 2: only by a per-CPU rule */
 	} v[8];
 } doc[] = {
 	{ KFLUSH_OP_MEMCPY_FLUSHCACHE, "memcpy_flushcache", {
@@ -78,7 +86,8 @@ static const struct doc_op {
 	{ KFLUSH_OP_FLUSH, "flush", {
 		V("clwb", "clwb"), V("clflushopt", "clflushopt"), V("clflush", "") } },
 	{ KFLUSH_OP_MEMCPY, "memcpy", {
-		V("fsrm", "fsrm"), V("erms", "erms"), V("orig", "") } },
+		RULE_ONLY("tuned", "erms"), V("fsrm", "fsrm"), V("erms", "erms"),
+		V("orig", "") } },
 	{ KFLUSH_OP_COPY_SAFE, "copy_safe", {
 		V("rep_movsb", "fsrm"), V("erms", "erms"),
 		NEVER_BOUND("movsq_tail_overlap"), NEVER_BOUND("movsq_tail_linus"),
@@ -94,6 +103,73 @@ static const struct doc_op {
 		V("rep_movsb", "erms"), V("rep_movsq", "rep_good"), V("mov", "") } },
 };
 #define NR_DOC (sizeof(doc) / sizeof(doc[0]))
+
+/*
+ * libkflush(7), DISPATCH, Per-CPU rules: vendor, family, models, operation,
+ * variant, and for memcpy "tuned" the switch-over and the near-distance
+ * avoidance.
+ */
+static const struct doc_rule {
+	const char *vendor;
+	unsigned int family, model_min, model_max;
+	enum kflush_op op;
+	const char *variant;
+	size_t movsb_min;
+	int avoid_near;
+} doc_rules[] = {
+	{ "AuthenticAMD", 0x1a, 0x00, 0xff, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx2", 0, 0 },
+	{ "AuthenticAMD", 0x1a, 0x00, 0xff, KFLUSH_OP_MEMCPY, "tuned", 768, 0 },
+	{ "AuthenticAMD", 0x19, 0x01, 0x01, KFLUSH_OP_MEMCPY, "tuned", 384, 1 },
+	{ "GenuineIntel", 0x06, 0x8f, 0x8f, KFLUSH_OP_MEMCPY, "tuned", 384, 0 },
+};
+#define NR_DOC_RULES (sizeof(doc_rules) / sizeof(doc_rules[0]))
+
+/* CPUID(1).EAX for a family and model, as the SDM and APM encode them. */
+static uint32_t signature(unsigned int family, unsigned int model)
+{
+	uint32_t eax = (model & 0xf) << 4 | (model >> 4) << 16;
+
+	if (family >= 0xf)
+		return eax | 0xfU << 8 | (family - 0xf) << 20;
+	return eax | family << 8;
+}
+
+static const struct doc_rule *doc_rule_for(const char *vendor, unsigned int family,
+					   unsigned int model, enum kflush_op op)
+{
+	for (size_t i = 0; i < NR_DOC_RULES; i++) {
+		const struct doc_rule *r = &doc_rules[i];
+
+		if (r->op == op && strcmp(r->vendor, vendor) == 0 && r->family == family &&
+		    model >= r->model_min && model <= r->model_max)
+			return r;
+	}
+	return NULL;
+}
+
+/* This host, read here with CPUID, not from the library. */
+static struct {
+	char vendor[13];
+	unsigned int family, model;
+} host;
+
+static void read_host(void)
+{
+	unsigned int a, b, c, d;
+
+	__cpuid(0, a, b, c, d);
+	memcpy(host.vendor, &b, 4);
+	memcpy(host.vendor + 4, &d, 4);
+	memcpy(host.vendor + 8, &c, 4);
+	host.vendor[12] = '\0';
+	__cpuid(1, a, b, c, d);
+	host.family = (a >> 8) & 0xf;
+	host.model = (a >> 4) & 0xf;
+	if (host.family == 0xf)
+		host.family += (a >> 20) & 0xff;
+	if (host.family >= 6)
+		host.model |= ((a >> 16) & 0xf) << 4;
+}
 
 /* libkflush(7), DISPATCH: the entry point that is a wrapper, not an ifunc. */
 static int doc_wrapper(enum kflush_op op)
@@ -147,11 +223,22 @@ static uint64_t mask_bits(const char *mask)
 	return bits;
 }
 
-/* The documented variant a CPU with `have` binds: its index in doc[]. */
+/*
+ * The documented variant this host binds with `have`: its index in doc[].
+ * The host's per-CPU rule first, if `have` runs its variant.
+ */
 static size_t expected(const struct doc_op *d, uint64_t have)
 {
 	size_t n = doc_count(d);
+	const struct doc_rule *r;
 
+	if (!host.vendor[0])
+		read_host();
+	r = doc_rule_for(host.vendor, host.family, host.model, d->op);
+	for (size_t i = 0; r && i < n; i++)
+		if (strcmp(d->v[i].name, r->variant) == 0 &&
+		    (needs_bits(d->v[i].needs) & ~have) == 0)
+			return i;
 	for (size_t i = 0; i < n; i++)
 		if (!d->v[i].never_bound && (needs_bits(d->v[i].needs) & ~have) == 0)
 			return i;
@@ -319,7 +406,7 @@ Test(dispatch, registry_is_documented)
 			cr_expect_eq(req, needs_bits(d->v[i].needs),
 				     "%s/%s requires %#" PRIx64 ", documented '%s' (%#" PRIx64 ")",
 				     d->name, d->v[i].name, req, d->v[i].needs, needs_bits(d->v[i].needs));
-			cr_expect_eq(kflush_variant_bindable(d->op, (unsigned int)i), !d->v[i].never_bound,
+			cr_expect_eq(kflush_variant_bindable(d->op, (unsigned int)i), d->v[i].never_bound != 1,
 				     "%s/%s: bindable %d, documented %s", d->name, d->v[i].name,
 				     kflush_variant_bindable(d->op, (unsigned int)i),
 				     d->v[i].never_bound ? "never bound" : "bindable");
@@ -498,10 +585,19 @@ Test(dispatch, masks_reach_every_variant)
 			uint64_t req = needs_bits(d->v[i].needs);
 			int shadowed = 0;
 
-			for (size_t j = 0; j < i; j++)
-				if (!d->v[j].never_bound && (needs_bits(d->v[j].needs) & ~req) == 0)
+			const struct doc_rule *r = doc_rule_for(host.vendor, host.family,
+								host.model, d->op);
+
+			/* An earlier variant, or this host's rule's, needing no more wins. */
+			for (size_t j = 0; j < doc_count(d); j++)
+				if (j != i && (needs_bits(d->v[j].needs) & ~req) == 0 &&
+				    ((j < i && !d->v[j].never_bound) ||
+				     (r && strcmp(r->variant, d->v[j].name) == 0)))
 					shadowed = 1;
-			if (d->v[i].never_bound || (req & ~raw) || shadowed) {
+			/* A rule-only variant is reached only on a CPU with its rule. */
+			if (d->v[i].never_bound == 2 && !r)
+				continue;
+			if (d->v[i].never_bound == 1 || (req & ~raw) || shadowed) {
 				if (req & ~raw)
 					cr_log_info("%s/%s: this CPU cannot run it", d->name,
 						    d->v[i].name);
@@ -549,4 +645,64 @@ Test(dispatch, unknown_names)
 	cr_assert_eq(count(c.err, "'clwb'"), 1, "stderr: %s", c.err);
 	cr_assert_eq(count(c.err, "\n"), 2, "stderr: %s", c.err);
 	check_child("-clwb", &c);
+}
+
+/*
+ * The rule function against the documented rules, on synthetic CPUs:
+ * every documented rule at both ends of its model range, and the
+ * neighbours just outside it, other families and other vendors.
+ */
+static void check_rule(const char *vendor, unsigned int family, unsigned int model)
+{
+	for (int op = 0; op < KFLUSH_NR_OPS; op++) {
+		const struct doc_rule *want = doc_rule_for(vendor, family, model, (enum kflush_op)op);
+		struct kflush_memcpy_tuning t = { 12345, 7 };
+		const char *got = kflush_cpu_rule(vendor, signature(family, model),
+						  (enum kflush_op)op, &t);
+
+		if (!want) {
+			cr_expect_null(got, "%s family %#x model %#x %s: rule %s, documented none",
+				       vendor, family, model, kflush_op_name((enum kflush_op)op), got);
+			continue;
+		}
+		cr_expect(got && strcmp(got, want->variant) == 0,
+			  "%s family %#x model %#x %s: rule %s, documented %s", vendor, family,
+			  model, kflush_op_name((enum kflush_op)op), got ? got : "none", want->variant);
+		if (op == KFLUSH_OP_MEMCPY)
+			cr_expect(t.movsb_min == want->movsb_min && t.avoid_near == want->avoid_near,
+				  "%s family %#x model %#x: rep movsb from %zu avoid_near %d, "
+				  "documented %zu %d", vendor, family, model, t.movsb_min,
+				  t.avoid_near, want->movsb_min, want->avoid_near);
+	}
+}
+
+Test(dispatch, cpu_rules)
+{
+	static const char *const vendors[] = {
+		"AuthenticAMD", "GenuineIntel", "HygonGenuine", "CentaurHauls",
+	};
+
+	for (size_t i = 0; i < NR_DOC_RULES; i++) {
+		const struct doc_rule *r = &doc_rules[i];
+		const unsigned int models[] = { r->model_min, r->model_max,
+						r->model_min - 1, r->model_max + 1 };
+
+		for (size_t v = 0; v < sizeof(vendors) / sizeof(vendors[0]); v++)
+			for (size_t m = 0; m < 4; m++) {
+				if (models[m] > 0xff)
+					continue;
+				check_rule(vendors[v], r->family, models[m]);
+				check_rule(vendors[v], r->family + 1, models[m]);
+				check_rule(vendors[v], r->family - 1, models[m]);
+			}
+	}
+	/* The CPUs of this project's machines, by name. */
+	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
+					 KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "avx2", "Zen 5");
+	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x19, 0x01),
+				       KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "Zen 3: no flush-copy rule");
+	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0x8f),
+				       KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "Sapphire Rapids");
+	cr_expect_null(kflush_cpu_rule("HygonGenuine", signature(0x18, 0x01), KFLUSH_OP_MEMCPY,
+				       NULL), "Hygon: no rule");
 }

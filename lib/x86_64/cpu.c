@@ -14,6 +14,8 @@
 #include "internal.h"
 
 uint64_t kflush_cpu_mask;
+char kflush_cpu_vendor[13];
+uint32_t kflush_cpu_eax1;
 uint64_t kflush_cpu_raw;
 unsigned int kflush_clflush_size = 64;
 
@@ -98,6 +100,9 @@ static KFLUSH_EARLY uint64_t detect(void)
 		if (ebx & 1U)
 			f |= KFLUSH_CPU_CLZERO;
 	}
+	for (int i = 0; i < 13; i++)
+		kflush_cpu_vendor[i] = vendor[i];
+	kflush_cpu_eax1 = eax1;
 	return f | kflush_cpu_vendor_features(vendor, eax1, f);
 }
 

@@ -7,7 +7,7 @@
 #include "internal.h"
 
 /* strcmp() is a call out of the library, which a resolver may not make. */
-static KFLUSH_EARLY int same(const char *a, const char *b)
+KFLUSH_EARLY int kflush_same(const char *a, const char *b)
 {
 	while (*a && *a == *b) {
 		a++;
@@ -17,7 +17,7 @@ static KFLUSH_EARLY int same(const char *a, const char *b)
 }
 
 /* arch/x86/lib/cpu.c, x86_family() and x86_model(). */
-static KFLUSH_EARLY unsigned int family_of(uint32_t eax1)
+KFLUSH_EARLY unsigned int kflush_cpu_family(uint32_t eax1)
 {
 	unsigned int family = (eax1 >> 8) & 0xf;
 
@@ -26,11 +26,11 @@ static KFLUSH_EARLY unsigned int family_of(uint32_t eax1)
 	return family;
 }
 
-static KFLUSH_EARLY unsigned int model_of(uint32_t eax1)
+KFLUSH_EARLY unsigned int kflush_cpu_model(uint32_t eax1)
 {
 	unsigned int model = (eax1 >> 4) & 0xf;
 
-	if (family_of(eax1) >= 6)
+	if (kflush_cpu_family(eax1) >= 6)
 		model += ((eax1 >> 16) & 0xf) << 4;
 	return model;
 }
@@ -42,7 +42,7 @@ static KFLUSH_EARLY unsigned int model_of(uint32_t eax1)
  */
 static KFLUSH_EARLY int rep_good(const char *vendor, uint32_t eax1)
 {
-	unsigned int family = family_of(eax1), model = model_of(eax1);
+	unsigned int family = kflush_cpu_family(eax1), model = kflush_cpu_model(eax1);
 
 	/*
 	 * intel.c, early_init_intel(): x86_vfm >= INTEL_PENTIUM_M_DOTHAN, that
@@ -52,23 +52,23 @@ static KFLUSH_EARLY int rep_good(const char *vendor, uint32_t eax1)
 	 * does by default (the kernel then also keeps ERMS, which we read
 	 * from CPUID regardless).
 	 */
-	if (same(vendor, "GenuineIntel"))
+	if (kflush_same(vendor, "GenuineIntel"))
 		return family > 6 || (family == 6 && model >= 0x0d);
 	/*
 	 * amd.c: init_amd() for family 0x10 and later; init_amd_k8() for K8
 	 * revision C and later, judged on the whole CPUID(1).EAX.
 	 */
-	if (same(vendor, "AuthenticAMD"))
+	if (kflush_same(vendor, "AuthenticAMD"))
 		return family >= 0x10 ||
 		       (family == 0xf && ((eax1 >= 0x0f48 && eax1 < 0x0f50) || eax1 >= 0x0f58));
 	/* hygon.c, init_hygon(): always. */
-	if (same(vendor, "HygonGenuine"))
+	if (kflush_same(vendor, "HygonGenuine"))
 		return 1;
 	/* centaur.c, init_c3() (called for family 6 and >= 7). */
-	if (same(vendor, "CentaurHauls"))
+	if (kflush_same(vendor, "CentaurHauls"))
 		return (family == 6 && model >= 0x0f) || family >= 7;
 	/* zhaoxin.c, init_zhaoxin_cap() (called for family >= 6). */
-	if (same(vendor, "  Shanghai  "))
+	if (kflush_same(vendor, "  Shanghai  "))
 		return family >= 6;
 	return 0;
 }
@@ -92,7 +92,7 @@ KFLUSH_EARLY uint64_t kflush_cpu_vendor_features(const char *vendor, uint32_t ea
 
 	if (rep_good(vendor, eax1))
 		f |= KFLUSH_CPU_REP_GOOD;
-	if (same(vendor, "AuthenticAMD") && (cpuid_features & KFLUSH_CPU_FSRM))
+	if (kflush_same(vendor, "AuthenticAMD") && (cpuid_features & KFLUSH_CPU_FSRM))
 		f |= KFLUSH_CPU_FSRS;
 	return f;
 }
