@@ -1,5 +1,5 @@
 # libkflush: the generic sources, and per-ISA sources built with their own
-# -m flags. The recording build in tests/local.mk compiles the same lists.
+# -m flags.
 KFLUSH_SOURCES = \
 	lib/internal.h \
 	lib/registry.c \

@@ -1,34 +1,23 @@
-# The recording build: the library's own sources compiled with
-# -DKFLUSH_RECORD, so every store/write-back/fence helper reports to the
-# test's recorder. Linked statically into the tests that need it only.
-check_LTLIBRARIES += tests/libkflush_record.la tests/libkflush_record_avx2.la \
-	tests/libkflush_record_avx512.la
-KFLUSH_RECORD_CPPFLAGS = $(AM_CPPFLAGS) -DKFLUSH_RECORD
-tests_libkflush_record_la_SOURCES = $(KFLUSH_SOURCES)
-tests_libkflush_record_la_CPPFLAGS = $(KFLUSH_RECORD_CPPFLAGS)
-tests_libkflush_record_la_CCASFLAGS = $(AM_CCASFLAGS)
-tests_libkflush_record_la_LIBADD = tests/libkflush_record_avx2.la tests/libkflush_record_avx512.la
-tests_libkflush_record_avx2_la_SOURCES = $(KFLUSH_AVX2_SOURCES)
-tests_libkflush_record_avx2_la_CPPFLAGS = $(KFLUSH_RECORD_CPPFLAGS)
-tests_libkflush_record_avx2_la_CFLAGS = $(AM_CFLAGS) $(AVX2_CFLAGS)
-tests_libkflush_record_avx512_la_SOURCES = $(KFLUSH_AVX512_SOURCES)
-tests_libkflush_record_avx512_la_CPPFLAGS = $(KFLUSH_RECORD_CPPFLAGS)
-tests_libkflush_record_avx512_la_CFLAGS = $(AM_CFLAGS) $(AVX512_CFLAGS)
-
 TEST_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 TEST_LIBS = lib/libkflush.la $(CRITERION_LIBS)
 
 # Flush family (issue 2): Criterion sweeps against the shipped library, the
-# coverage proof against the recording build, the inline no-call proof and
-# dispatch under KFLUSH_HWCAPS masks.
+# inline no-call proof and dispatch under KFLUSH_HWCAPS masks.
 TEST_UTIL = tests/testutil.c tests/testutil.h
-TEST_RECORDER = tests/recorder.c tests/recorder.h
-TEST_RECORD_LIBS = tests/libkflush_record.la $(CRITERION_LIBS)
 
-check_PROGRAMS += tests/test_flushcache tests/test_flush tests/test_flush_rec \
-	tests/test_inline tests/test_persistence tests/test_dispatch tests/inline_probe
-TESTS += tests/test_flushcache tests/test_flush tests/test_flush_rec \
-	tests/test_inline tests/test_persistence tests/test_dispatch \
+# The persistence proof (issue 8): the shipped library single-stepped in a
+# child, each instruction decoded with Capstone, the cache lines judged at
+# return. test_trace proves the tracer itself can fail.
+TEST_TRACE = tests/trace/decode.c tests/trace/decode.h tests/trace/tracer.c \
+	tests/trace/tracer.h tests/trace/lines.c tests/trace/lines.h \
+	tests/trace/harness.c tests/trace/harness.h
+TEST_TRACE_CFLAGS = $(TEST_CFLAGS) $(CAPSTONE_CFLAGS)
+TEST_TRACE_LIBS = $(TEST_LIBS) $(CAPSTONE_LIBS)
+
+check_PROGRAMS += tests/test_flushcache tests/test_flush tests/test_inline \
+	tests/test_persistence tests/test_trace tests/test_dispatch tests/inline_probe
+TESTS += tests/test_flushcache tests/test_flush tests/test_inline tests/test_trace \
+	tests/test_persistence tests/test_dispatch \
 	tests/inline-nocall.sh tests/masked-noavx.sh tests/masked-noclwb.sh \
 	tests/masked-clflush.sh
 EXTRA_DIST += tests/inline-nocall.sh tests/run-masked.sh tests/masked-noavx.sh \
@@ -42,18 +31,18 @@ tests_test_flush_SOURCES = tests/test_flush.c $(TEST_UTIL)
 tests_test_flush_CFLAGS = $(TEST_CFLAGS)
 tests_test_flush_LDADD = $(TEST_LIBS)
 
-tests_test_flush_rec_SOURCES = tests/test_flush.c $(TEST_UTIL) $(TEST_RECORDER)
-tests_test_flush_rec_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_RECORD
-tests_test_flush_rec_CFLAGS = $(TEST_CFLAGS)
-tests_test_flush_rec_LDADD = $(TEST_RECORD_LIBS)
-
 tests_test_inline_SOURCES = tests/test_inline.c $(TEST_UTIL)
 tests_test_inline_CFLAGS = $(TEST_CFLAGS)
 tests_test_inline_LDADD = $(TEST_LIBS)
 
-tests_test_persistence_SOURCES = tests/test_persistence.c $(TEST_UTIL) $(TEST_RECORDER)
-tests_test_persistence_CFLAGS = $(TEST_CFLAGS)
-tests_test_persistence_LDADD = $(TEST_RECORD_LIBS)
+tests_test_persistence_SOURCES = tests/test_persistence.c $(TEST_UTIL) $(TEST_TRACE)
+tests_test_persistence_CFLAGS = $(TEST_TRACE_CFLAGS)
+tests_test_persistence_LDADD = $(TEST_TRACE_LIBS) -ldl
+
+tests_test_trace_SOURCES = tests/test_trace.c tests/trace/bad.S $(TEST_TRACE)
+tests_test_trace_CFLAGS = $(TEST_TRACE_CFLAGS)
+tests_test_trace_CCASFLAGS = $(AM_CCASFLAGS)
+tests_test_trace_LDADD = $(TEST_TRACE_LIBS)
 
 tests_test_dispatch_SOURCES = tests/test_dispatch.c lib/x86_64/cpu_vendor.c lib/x86_64/cpu_rules.c
 tests_test_dispatch_CFLAGS = $(TEST_CFLAGS)
@@ -83,10 +72,10 @@ tests_test_memcpy_LDADD = $(TEST_LIBS)
 tests_test_pages_SOURCES = tests/test_pages.c tests/testutil.c tests/testutil.h
 tests_test_pages_CFLAGS = $(TEST_CFLAGS)
 tests_test_pages_LDADD = $(TEST_LIBS)
-tests_test_pages_persistence_SOURCES = tests/test_pages_persistence.c tests/testutil.c \
-	tests/testutil.h tests/recorder.c tests/recorder.h
-tests_test_pages_persistence_CFLAGS = $(TEST_CFLAGS)
-tests_test_pages_persistence_LDADD = tests/libkflush_record.la $(CRITERION_LIBS)
+tests_test_pages_persistence_SOURCES = tests/test_pages_persistence.c $(TEST_UTIL) \
+	$(TEST_TRACE)
+tests_test_pages_persistence_CFLAGS = $(TEST_TRACE_CFLAGS)
+tests_test_pages_persistence_LDADD = $(TEST_TRACE_LIBS)
 
 # kflush_copy_safe: the Criterion test, and a helper that dlopen()s the
 # library after setting its own SIGSEGV disposition.

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * kflush_flush and its variants, kflush_drain, kflush_persist.
- *
- * Built twice: as tests/test_flush against the shipped library (write-back
- * must not change data, for any range, and len 0 must touch nothing), and
- * with TEST_RECORD as tests/test_flush_rec against the recording build,
- * where it also checks *which* lines were written back: every line touching
- * [addr, addr+len) exactly once and no other.
+ * kflush_flush and its variants, kflush_drain, kflush_persist: write-back
+ * must not change data, for any range, and len 0 must touch nothing.
+ * *Which* lines each variant writes back, with which instruction, and the
+ * fences of drain and persist, are proven by watching the instructions in
+ * test_persistence.c.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -17,9 +15,6 @@
 
 #include "kflush.h"
 #include "testutil.h"
-#ifdef TEST_RECORD
-#include "recorder.h"
-#endif
 
 #define MAX_VARIANTS 8
 #define SWEEP_MAX 300
@@ -36,40 +31,15 @@ static kflush_flush_fn flush_fn(const struct tu_variant *v)
 	return fn;
 }
 
-#ifdef TEST_RECORD
-/* The recorder's verdict on one write-back of [p, p+len), with a line of margin. */
-static void check_lines(const char *name, kflush_flush_fn fn, unsigned char *p, size_t len,
-			size_t off)
-{
-	struct rec_report r;
 
-	rec_begin(p - 128, len + 256);
-	fn(p, len);
-	if (rec_verify_flush(p, len, &r))
-		cr_assert_fail("flush %s: len=%zu at +%zu: %zu lines missed, %zu written back twice, "
-			       "%zu write-backs outside, %zu stores, %zu fences (first at %+ld)",
-			       name, len, off, r.wb_missing, r.wb_repeated, r.wb_outside,
-			       r.nt_bytes + r.cached_bytes, r.fences,
-			       (long)(r.first_bad - (uintptr_t)p));
-	rec_end();
-}
-#endif
-
-/*
- * Write back [off, off+len) of a payload of plen pattern bytes: all of the
- * data is unchanged (and, recording, exactly the right lines went).
- */
+/* Write back [off, off+len) of a payload of plen pattern bytes: all of the data is unchanged. */
 static void flush_one(const char *name, kflush_flush_fn fn, struct tu_area *a,
 		      const unsigned char *pattern, size_t plen, size_t off, size_t len)
 {
 	unsigned char *p = tu_at(a, off);
 	long bad;
 
-#ifdef TEST_RECORD
-	check_lines(name, fn, p, len, off);
-#else
 	fn(p, len);
-#endif
 	bad = tu_check(a, off, pattern, plen);
 	if (bad >= 0)
 		cr_assert_fail("flush %s: len=%zu at +%zu changed the byte at %+ld", name, len, off,
@@ -175,7 +145,6 @@ Test(flush, registry)
 	cr_assert_eq(kflush_cache_line_size(), 64);
 }
 
-#ifndef TEST_RECORD
 Test(flush, drain_persist)
 {
 	struct tu_area a = tu_area_new(4096);
@@ -195,39 +164,3 @@ Test(flush, drain_persist)
 	kflush_drain();
 	tu_area_free(&a);
 }
-#else
-/* The exported, out-of-line kflush_drain (the header's is inline). */
-void lib_drain(void) __asm__("kflush_drain");
-
-/* The recorder sees exactly one fence for drain; persist = flush + one fence. */
-Test(flush, drain_persist)
-{
-	struct tu_area a = tu_area_new(4096);
-	struct rec_report r;
-
-	rec_begin(a.raw, a.rawlen);
-	lib_drain();
-	cr_assert(rec_verify_flush(a.raw, 0, &r) < 0);
-	cr_assert_eq(r.fences, 1, "kflush_drain: %zu fences", r.fences);
-	cr_assert_eq(r.writebacks + r.nt_bytes + r.cached_bytes, 0);
-	rec_end();
-
-	for (size_t off = 0; off < 64; off += 9) {
-		for (size_t len = 0; len <= 1000; len += 37) {
-			unsigned char *p = tu_at(&a, off);
-
-			rec_begin(p - 128, len + 256);
-			kflush_persist(p, len);
-			rec_verify_flush(p, len, &r);
-			cr_assert_eq(r.fences, 1, "kflush_persist len=%zu +%zu: %zu fences", len, off,
-				     r.fences);
-			cr_assert(!r.wb_missing && !r.wb_repeated && !r.wb_outside &&
-				  !r.nt_bytes && !r.cached_bytes,
-				  "kflush_persist len=%zu +%zu: missing %zu, twice %zu, outside %zu",
-				  len, off, r.wb_missing, r.wb_repeated, r.wb_outside);
-			rec_end();
-		}
-	}
-	tu_area_free(&a);
-}
-#endif

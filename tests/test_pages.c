@@ -5,7 +5,7 @@
  * with the pages on either side filled too and checked untouched, and the
  * exported entry points bound by the documented precedence. The
  * no-dirty-line proof for clear_pages_flushcache is in
- * test_pages_persistence.c (it needs the recording build).
+ * test_pages_persistence.c (it single-steps the variants under ptrace).
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>

@@ -1,296 +1,271 @@
 // SPDX-License-Identifier: MIT
 /*
- * The coverage proof, our pmemcheck: linked against the recording build
- * (tests/libkflush_record.la), where every destination store, write-back
- * and fence of the flush family reports to tests/recorder.c. For every
- * variant this CPU runs, every size 0..1100 and the large ones, at every
- * destination offset in a line: after the call no line in the range is
- * dirty, every byte was stored, nothing outside was, no line outside was
- * written back, and nothing fenced (kflush_memcpy_persist fences once).
+ * The persistence proof, by watching the instructions: every call below
+ * runs the shipped libkflush.so in a child single-stepped by
+ * tests/trace/, which decodes each instruction with Capstone and judges
+ * the cache lines at return (tests/trace/lines.c): no line left dirty,
+ * every destination byte written, nothing written outside it, the bytes
+ * right, no fence (kflush_*_persist and kflush_drain: exactly one, last),
+ * no line mixing NT and cached stores (all variants but the kernel port),
+ * and the write-back instruction the flush variant's name, or for the
+ * flush-copy edges the documented precedence, says.
  *
- * The write-backs inside the variants go through the bound flush variant;
- * tests/masked-*.sh re-run this program with each one bound.
+ * Covered: every usable memcpy_flushcache, memset_flushcache and flush
+ * variant and the entry points, over the size and offset classes each
+ * path has (tails of 1-3 bytes, unaligned heads, the block/line/word
+ * bulk paths), and the header's constant-size inline paths. The bound
+ * write-back changes with KFLUSH_HWCAPS: tests/masked-*.sh rerun this
+ * program so the edges go through clwb, clflushopt and clflush in turn.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <dlfcn.h>
 #include <string.h>
 
 #include "kflush.h"
-#include "recorder.h"
 #include "testutil.h"
-
-/* The recording build's hook (lib/x86_64/flush.h); kinds as there. */
-void kflush_rec(int kind, const void *addr, size_t len);
-enum { REC_NT, REC_CACHED, REC_WRITEBACK, REC_FENCE };
+#include "trace/harness.h"
 
 #define MAX_VARIANTS 16
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Which bytes get which store depends on dst only; a few src offsets suffice. */
-static const size_t src_offs[] = { 0, 1, 63 };
-static const size_t large_dst_offs[] = { 0, 1, 8, 31, 63 };
-
-static unsigned char *src;
-
-static void setup(void)
-{
-	/* aligned_alloc wants a multiple of the alignment. */
-	size_t len = (TU_MAX_SIZE + 64 + 63) & ~(size_t)63;
-
-	src = aligned_alloc(64, len);
-	cr_assert(src);
-	tu_fill(src, len, 11);
-	cr_log_info("bound flush variant: %s",
-		    kflush_variant_name(KFLUSH_OP_FLUSH,
-					(unsigned int)kflush_variant_bound(KFLUSH_OP_FLUSH)));
-}
-
-static void teardown(void)
-{
-	free(src);
-}
-
-static void fail_report(const char *what, const char *name, size_t n, size_t doff,
-			const struct rec_report *r, const void *dst)
-{
-	cr_assert_fail("%s %s: n=%zu dst+%zu: %zu dirty lines, %zu bytes unwritten, %zu bytes "
-		       "outside, %zu write-backs outside, %zu fences (first problem at %+ld)",
-		       what, name, n, doff, r->dirty_lines, r->unwritten, r->outside,
-		       r->wb_outside, r->fences, (long)(r->first_bad - (uintptr_t)dst));
-}
-
-/* Watch a line of margin on both sides: stores there count as outside. */
-static void watch(struct tu_area *a, size_t doff, size_t n)
-{
-	rec_begin(tu_at(a, doff) - 64 - doff, n + doff + 128);
-}
-
-static void prove_copy(const char *name, kflush_memcpy_flushcache_fn fn, struct tu_area *a,
-		       size_t doff, size_t soff, size_t n, size_t fences)
-{
-	unsigned char *d = tu_at(a, doff);
-	struct rec_report r;
-
-	watch(a, doff, n);
-	fn(d, src + soff, n);
-	rec_verify(d, n, &r);
-	rec_end();
-	if (r.dirty_lines || r.unwritten || r.outside || r.wb_outside || r.fences != fences)
-		fail_report("memcpy_flushcache", name, n, doff, &r, d);
-	/* The recording build still stores for real. */
-	if (tu_check(a, doff, src + soff, n) >= 0)
-		cr_assert_fail("memcpy_flushcache %s: n=%zu dst+%zu src+%zu: wrong data",
-			       name, n, doff, soff);
-	tu_restore(a, doff, n);
-}
-
-static void prove_set(const char *name, kflush_memset_flushcache_fn fn, struct tu_area *a,
-		      size_t doff, size_t n, const unsigned char *expect)
-{
-	unsigned char *d = tu_at(a, doff);
-	struct rec_report r;
-
-	watch(a, doff, n);
-	fn(d, expect[0], n);
-	rec_verify(d, n, &r);
-	rec_end();
-	if (r.dirty_lines || r.unwritten || r.outside || r.wb_outside || r.fences)
-		fail_report("memset_flushcache", name, n, doff, &r, d);
-	if (tu_check(a, doff, expect, n) >= 0)
-		cr_assert_fail("memset_flushcache %s: n=%zu dst+%zu: wrong data", name, n, doff);
-	tu_restore(a, doff, n);
-}
-
-static const size_t large_src_offs[] = { 5 };
-
-struct sweep_ctx {
-	const char *name;
-	kflush_fn fn;
-	size_t fences;
-	const unsigned char *expect;
+/*
+ * Every class below FLUSHCACHE_BULK_MIN (256): tails of 1..3 bytes after
+ * 4- and 8-byte words, sub-line and multi-line, around line multiples.
+ * Up to 16 bytes (all edge, no body) at every destination offset below;
+ * beyond, each size at a few of them, rotating, so every offset meets
+ * sizes of every class.
+ */
+#define SMALL_MAX 16
+static const size_t sizes[] = {
+	17, 20, 23, 24, 28, 31, 32, 33, 36, 40, 47, 48, 56, 60, 61, 63, 64, 65, 67, 71, 72, 80,
+	96, 100, 120, 127, 128, 129, 130, 191, 192, 193, 200, 252, 255, 256, 257, 259, 263, 300,
 };
+/* 8-aligned, 4-aligned, odd, and the last bytes of a line. */
+static const size_t doffs[] = { 0, 1, 3, 4, 7, 8, 60, 63 };
+static const size_t soffs[] = { 0, 1, 5, 63 };
+/*
+ * The bulk path: words to a line, blocks (movnti/movdir64b 4 lines, AVX2
+ * 8, AVX-512 32), then lines, then words and a tail.
+ */
+static const struct {
+	size_t n, doff;
+} bigs[] = { { 323, 0 }, { 323, 63 }, { 589, 0 }, { 589, 7 }, { 2119, 0 }, { 2119, 60 },
+	     { 4096 + 3, 1 } };
+/* KFLUSH_TEST_QUICK: one case of each class above. */
+static const struct {
+	size_t n, doff;
+} quick[] = { { 0, 0 }, { 1, 1 }, { 3, 4 }, { 5, 0 }, { 7, 3 }, { 13, 7 }, { 24, 8 },
+	      { 63, 60 }, { 65, 63 }, { 129, 1 }, { 300, 4 }, { 589, 0 } };
+static const int set_values[] = { 0x00, 0xff, 0x5a, 0x1c3 };
 
-static void copy_case(const struct tu_case *c, void *p)
+static void fail_if(size_t bad, const char *msg)
 {
-	const struct sweep_ctx *x = p;
-
-	prove_copy(x->name, (kflush_memcpy_flushcache_fn)x->fn, c->area, c->doff, c->soff,
-		   c->n, x->fences);
+	if (bad)
+		cr_assert_fail("%s", msg);
 }
 
-static void set_case(const struct tu_case *c, void *p)
+/* Documented precedence (kflush_memcpy_flushcache(3)): kernel only with nothing better. */
+static int kernel_bound(void)
 {
-	const struct sweep_ctx *x = p;
-
-	prove_set(x->name, (kflush_memset_flushcache_fn)x->fn, c->area, c->doff, c->n,
-		  x->expect);
+	return !(kflush_cpu_features() & (KFLUSH_CPU_AVX512F | KFLUSH_CPU_AVX2 |
+					  KFLUSH_CPU_MOVDIR64B | KFLUSH_CPU_SSE2));
 }
 
-static void sweep_copy(const char *name, kflush_memcpy_flushcache_fn fn, size_t fences)
+static void one(const char *name, const void *fn, enum tp_shape shape, size_t doff,
+		  size_t soff, size_t n, int c, int allow_mixed, int fences)
 {
-	const struct tu_sweep_plan plan = {
-		src_offs, ARRAY_SIZE(src_offs),
-		large_dst_offs, ARRAY_SIZE(large_dst_offs),
-		large_src_offs, ARRAY_SIZE(large_src_offs),
+	struct tp_call call = {
+		.name = name, .fn = fn, .shape = shape, .doff = doff, .soff = soff, .n = n,
+		.c = c, .wb = tp_expected_wb(), .fences = fences, .allow_mixed = allow_mixed,
 	};
-	struct sweep_ctx x = { name, (kflush_fn)fn, fences, NULL };
+	char msg[1024];
 
-	tu_sweep(&plan, copy_case, &x);
+	fail_if(tp_run(&call, msg, sizeof(msg)), msg);
 }
 
-static void sweep_set(const char *name, kflush_memset_flushcache_fn fn)
+/*
+ * Stops at the first failing case: one clear message, not thousands. The
+ * entry points run a lighter plan (per_size offsets for the larger sizes):
+ * the variant they call was swept in full directly.
+ */
+static void sweep(const char *name, const void *fn, enum tp_shape shape, int allow_mixed,
+		  int fences, size_t per_size)
 {
-	static const size_t no_soff[] = { 0 };
-	const struct tu_sweep_plan plan = {
-		no_soff, 1, large_dst_offs, ARRAY_SIZE(large_dst_offs), no_soff, 1,
-	};
-	unsigned char *expect = malloc(TU_MAX_SIZE);
-	struct sweep_ctx x = { name, (kflush_fn)fn, 0, expect };
+	size_t k = 0;
 
-	cr_assert(expect);
-	memset(expect, 0xc3, TU_MAX_SIZE);
-	tu_sweep(&plan, set_case, &x);
-	free(expect);
+	if (tp_quick()) {
+		for (; k < ARRAY_SIZE(quick); k++)
+			one(name, fn, shape, quick[k].doff, soffs[k % ARRAY_SIZE(soffs)], quick[k].n,
+			    set_values[k % ARRAY_SIZE(set_values)], allow_mixed, fences);
+		return;
+	}
+	for (size_t n = 0; n <= SMALL_MAX; n++)
+		for (size_t j = 0; j < ARRAY_SIZE(doffs); j += per_size < 3 ? 2 : 1, k++)
+			one(name, fn, shape, doffs[j], soffs[k % ARRAY_SIZE(soffs)], n,
+			    set_values[k % ARRAY_SIZE(set_values)], allow_mixed, fences);
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
+		for (size_t j = 0; j < per_size; j++, k++)
+			one(name, fn, shape, doffs[(i * per_size + j) % ARRAY_SIZE(doffs)],
+			    soffs[k % ARRAY_SIZE(soffs)], sizes[i],
+			    set_values[k % ARRAY_SIZE(set_values)], allow_mixed, fences);
+	for (size_t i = 0; i < ARRAY_SIZE(bigs); i += per_size < 3 ? 2 : 1, k++)
+		one(name, fn, shape, bigs[i].doff, 5, bigs[i].n,
+		    set_values[k % ARRAY_SIZE(set_values)], allow_mixed, fences);
+	cr_log_info("%s: %zu calls traced, %zu instructions so far", name, k, tp_steps());
 }
+
+static void variant_sweep(enum kflush_op op, const struct tu_variant *v, enum tp_shape shape)
+{
+	kflush_fn fn = kflush_variant_fn(op, (unsigned int)v->idx);
+
+	cr_assert(fn, "%s: usable but no function", v->name);
+	sweep(v->name, (const void *)fn, shape, strcmp(v->name, "kernel") == 0, 0, 3);
+}
+
+TestSuite(persistence, .init = tp_setup, .fini = tp_teardown);
 
 ParameterizedTestParameters(persistence, memcpy_flushcache)
 {
 	static struct tu_variant v[MAX_VARIANTS];
-	size_t n = tu_usable_variants(KFLUSH_OP_MEMCPY_FLUSHCACHE, v, MAX_VARIANTS);
 
-	return cr_make_param_array(struct tu_variant, v, n);
+	return cr_make_param_array(struct tu_variant, v,
+				   tu_usable_variants(KFLUSH_OP_MEMCPY_FLUSHCACHE, v, MAX_VARIANTS));
 }
 
-ParameterizedTest(struct tu_variant *v, persistence, memcpy_flushcache,
-		  .init = setup, .fini = teardown)
+ParameterizedTest(struct tu_variant *v, persistence, memcpy_flushcache)
 {
-	kflush_fn fn = kflush_variant_fn(KFLUSH_OP_MEMCPY_FLUSHCACHE, (unsigned int)v->idx);
-
-	cr_assert(fn);
-	sweep_copy(v->name, (kflush_memcpy_flushcache_fn)fn, 0);
+	variant_sweep(KFLUSH_OP_MEMCPY_FLUSHCACHE, v, TP_COPY);
 }
 
 ParameterizedTestParameters(persistence, memset_flushcache)
 {
 	static struct tu_variant v[MAX_VARIANTS];
-	size_t n = tu_usable_variants(KFLUSH_OP_MEMSET_FLUSHCACHE, v, MAX_VARIANTS);
 
-	return cr_make_param_array(struct tu_variant, v, n);
+	return cr_make_param_array(struct tu_variant, v,
+				   tu_usable_variants(KFLUSH_OP_MEMSET_FLUSHCACHE, v, MAX_VARIANTS));
 }
 
-ParameterizedTest(struct tu_variant *v, persistence, memset_flushcache,
-		  .init = setup, .fini = teardown)
+ParameterizedTest(struct tu_variant *v, persistence, memset_flushcache)
 {
-	kflush_fn fn = kflush_variant_fn(KFLUSH_OP_MEMSET_FLUSHCACHE, (unsigned int)v->idx);
-
-	cr_assert(fn);
-	sweep_set(v->name, (kflush_memset_flushcache_fn)fn);
+	variant_sweep(KFLUSH_OP_MEMSET_FLUSHCACHE, v, TP_SET);
 }
 
-Test(persistence, entry_points, .init = setup, .fini = teardown)
+/* What dispatch bound, through the exported symbols. */
+Test(persistence, entry_points)
 {
-	sweep_copy("kflush_memcpy_flushcache", kflush_memcpy_flushcache, 0);
-	sweep_set("kflush_memset_flushcache", kflush_memset_flushcache);
+	sweep("kflush_memcpy_flushcache", (const void *)kflush_memcpy_flushcache, TP_COPY,
+	      kernel_bound(), 0, 1);
+	sweep("kflush_memset_flushcache", (const void *)kflush_memset_flushcache, TP_SET,
+	      kernel_bound(), 0, 1);
 }
 
-/* The one call in the family that fences, exactly once, after the copy. */
-Test(persistence, memcpy_persist_fences_once, .init = setup, .fini = teardown)
+/* The one flush-copy that fences: once, after every store and write-back. */
+Test(persistence, memcpy_persist_fences_once)
 {
-	sweep_copy("kflush_memcpy_persist", kflush_memcpy_persist, 1);
+	sweep("kflush_memcpy_persist", (const void *)kflush_memcpy_persist, TP_COPY,
+	      kernel_bound(), 1, 1);
 }
 
 /*
- * Negative self-tests: the proof must be able to fail. Each feeds the
- * recorder the events of a broken flush-copy and expects rec_verify() to
- * reject it, for the reason it was broken.
+ * The header's constant-size paths compiled into this program: 4..96 in
+ * the struct page sizes become movnti and no call; 5, 24 and 100 call out.
  */
-Test(persistence, recorder_catches_dirty_line)
-{
-	unsigned char buf[512] __attribute__((aligned(64)));
-	struct rec_report r;
+#define INLINE_COPY(N)								\
+	static __attribute__((noinline)) void inline_copy_##N(void *d, const void *s) \
+	{									\
+		memcpy_flushcache(d, s, N);					\
+	}
+INLINE_COPY(4) INLINE_COPY(5) INLINE_COPY(8) INLINE_COPY(16) INLINE_COPY(24)
+INLINE_COPY(32) INLINE_COPY(48) INLINE_COPY(64) INLINE_COPY(80) INLINE_COPY(96)
+INLINE_COPY(100)
 
-	/* cached_copy() with no write-back: what a forgotten writeback_range() does. */
-	rec_begin(buf, sizeof(buf));
-	kflush_rec(REC_NT, buf + 64, 64);
-	kflush_rec(REC_CACHED, buf + 128, 3);
-	cr_assert_eq(rec_verify(buf + 64, 67, &r), -1);
-	cr_assert_eq(r.dirty_lines, 1);
-	cr_assert_eq(r.first_bad, (uintptr_t)(buf + 128));
-	/* Writing back the line makes the same events pass. */
-	kflush_rec(REC_WRITEBACK, buf + 128, 1);
-	cr_assert_eq(rec_verify(buf + 64, 67, &r), 0);
-	/* A later cached store dirties it again; a non-temporal one does not clean it. */
-	kflush_rec(REC_CACHED, buf + 129, 1);
-	kflush_rec(REC_NT, buf + 128, 8);
-	cr_assert_eq(rec_verify(buf + 64, 67, &r), -1);
-	cr_assert_eq(r.dirty_lines, 1);
-	rec_end();
+Test(persistence, inline_constant_sizes)
+{
+	static const struct {
+		size_t n;
+		void (*fn)(void *d, const void *s);
+	} c[] = {
+		{ 4, inline_copy_4 }, { 5, inline_copy_5 }, { 8, inline_copy_8 },
+		{ 16, inline_copy_16 }, { 24, inline_copy_24 }, { 32, inline_copy_32 },
+		{ 48, inline_copy_48 }, { 64, inline_copy_64 }, { 80, inline_copy_80 },
+		{ 96, inline_copy_96 }, { 100, inline_copy_100 },
+	};
+	static const size_t offs[] = { 0, 1, 4, 8, 60 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++)
+		for (size_t j = 0; j < (tp_quick() ? 1 : ARRAY_SIZE(offs)); j++)
+			one("memcpy_flushcache(constant)", (const void *)c[i].fn, TP_COPY, offs[j], j,
+			    c[i].n, 0, kernel_bound(), 0);
 }
 
-Test(persistence, recorder_catches_unwritten_outside_fence)
+/* kflush_flush: each variant's name is the instruction it must run. */
+static const struct {
+	const char *name;
+	enum td_kind insn;
+} flush_insns[] = {
+	{ "clwb", TD_WB_CLWB }, { "clflushopt", TD_WB_CLFLUSHOPT }, { "clflush", TD_WB_CLFLUSH },
+};
+
+static const size_t flush_lens[] = { 0, 1, 2, 7, 8, 63, 64, 65, 127, 128, 129, 200, 300,
+				     4095, 4097 };
+static const size_t flush_offs[] = { 0, 1, 31, 63 };
+
+static void flush_sweep(const char *name, const void *fn, enum td_kind insn, int fences)
 {
-	unsigned char buf[512] __attribute__((aligned(64)));
-	struct rec_report r;
+	for (size_t i = 0; i < ARRAY_SIZE(flush_lens); i++)
+		for (size_t j = 0; j < ARRAY_SIZE(flush_offs); j++) {
+			struct tp_call call = {
+				.name = name, .fn = fn, .shape = TP_FLUSH, .doff = flush_offs[j],
+				.n = flush_lens[i], .wb = insn, .fences = fences,
+			};
+			char msg[1024];
 
-	rec_begin(buf, sizeof(buf));
-	kflush_rec(REC_NT, buf + 64, 63);
-	cr_assert_eq(rec_verify(buf + 64, 64, &r), -1);
-	cr_assert_eq(r.unwritten, 1);
-	rec_end();
-
-	rec_begin(buf, sizeof(buf));
-	kflush_rec(REC_NT, buf + 64, 65);
-	cr_assert_eq(rec_verify(buf + 64, 64, &r), -1);
-	cr_assert_eq(r.outside, 1);
-	rec_end();
-
-	/* Outside the watched window altogether. */
-	rec_begin(buf + 64, 64);
-	kflush_rec(REC_NT, buf + 64, 64);
-	kflush_rec(REC_NT, buf + 256, 8);
-	cr_assert_eq(rec_verify(buf + 64, 64, &r), -1);
-	cr_assert_eq(r.outside, 8);
-	rec_end();
-
-	rec_begin(buf, sizeof(buf));
-	kflush_rec(REC_NT, buf + 64, 64);
-	kflush_rec(REC_FENCE, NULL, 0);
-	cr_assert_eq(rec_verify(buf + 64, 64, &r), -1);
-	cr_assert_eq(r.fences, 1);
-	rec_end();
+			/* KFLUSH_TEST_QUICK: a quarter, every length and offset still met. */
+			if (tp_quick() && (i + j) % 4)
+				continue;
+			fail_if(tp_run(&call, msg, sizeof(msg)), msg);
+		}
 }
 
-/* The real library code, made wrong on purpose: a cached store nobody writes back. */
-Test(persistence, recorder_catches_real_cached_store)
+ParameterizedTestParameters(persistence, flush)
 {
-	unsigned char buf[256] __attribute__((aligned(64)));
-	unsigned char s[64];
-	struct rec_report r;
+	static struct tu_variant v[MAX_VARIANTS];
 
-	tu_fill(s, sizeof(s), 1);
-	rec_begin(buf, sizeof(buf));
-	kflush_memcpy_flushcache(buf + 64, s, 61);
-	cr_assert_eq(rec_verify(buf + 64, 61, &r), 0);
-	memcpy(buf + 64, s, 61);
-	kflush_rec(REC_CACHED, buf + 64, 61);
-	cr_assert_eq(rec_verify(buf + 64, 61, &r), -1);
-	cr_assert_eq(r.dirty_lines, 1);
-	/* kflush_flush over the range is exactly what clears it. */
-	kflush_flush(buf + 64, 61);
-	cr_assert_eq(rec_verify(buf + 64, 61, &r), 0);
-	rec_end();
+	return cr_make_param_array(struct tu_variant, v,
+				   tu_usable_variants(KFLUSH_OP_FLUSH, v, MAX_VARIANTS));
 }
 
-/* The record build is this test's whole basis: make sure it is the one linked. */
-Test(persistence, recording_build_is_linked)
+ParameterizedTest(struct tu_variant *v, persistence, flush)
 {
-	unsigned char buf[128] __attribute__((aligned(64)));
-	unsigned char s[64] = { 1 };
-	struct rec_report r;
+	kflush_fn fn = kflush_variant_fn(KFLUSH_OP_FLUSH, (unsigned int)v->idx);
+	size_t i = 0;
 
-	rec_begin(buf, sizeof(buf));
-	kflush_memcpy_flushcache(buf, s, 64);
-	rec_verify(buf, 64, &r);
-	rec_end();
-	cr_assert_eq(r.nt_bytes + r.cached_bytes, 64, "no stores recorded: not the recording build?");
+	while (i < ARRAY_SIZE(flush_insns) && strcmp(flush_insns[i].name, v->name))
+		i++;
+	cr_assert(i < ARRAY_SIZE(flush_insns), "flush variant %s: which instruction?", v->name);
+	cr_assert(fn);
+	flush_sweep(v->name, (const void *)fn, flush_insns[i].insn, 0);
+}
+
+Test(persistence, flush_entry_points)
+{
+	struct tp_call drain = {
+		.name = "kflush_drain (inline)", .fn = (const void *)kflush_drain,
+		.shape = TP_DRAIN, .fences = 1,
+	};
+	/* The exported, out-of-line kflush_drain: <kflush.h>'s is inline. */
+	struct tp_call exported = {
+		.name = "kflush_drain (exported)", .fn = dlsym(RTLD_DEFAULT, "kflush_drain"),
+		.shape = TP_DRAIN, .fences = 1,
+	};
+	char msg[1024];
+
+	cr_assert_not_null(exported.fn, "dlsym(kflush_drain): %s", dlerror());
+	cr_assert_neq(exported.fn, (const void *)kflush_drain, "the inline is not the export");
+
+	flush_sweep("kflush_flush", (const void *)kflush_flush, tp_expected_wb(), 0);
+	flush_sweep("kflush_persist", (const void *)kflush_persist, tp_expected_wb(), 1);
+	fail_if(tp_run(&drain, msg, sizeof(msg)), msg);
+	fail_if(tp_run(&exported, msg, sizeof(msg)), msg);
 }

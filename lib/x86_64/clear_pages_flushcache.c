@@ -22,14 +22,13 @@ void clear_pages_flushcache_movnti(void *addr, size_t npages)
  * AMD's CLZERO zeroes the whole line holding the address in rax. The APM
  * gives it an implied non-temporal memory type using the write-combining
  * protocol, like a streaming store, and makes it weakly ordered (sfence
- * orders it). So it leaves no dirty line to write back, and the proof
- * build records it as a 64-byte non-temporal store. Only ever called with
+ * orders it). So it leaves no dirty line to write back, and the
+ * persistence tracer counts it as a 64-byte non-temporal store. Only ever called with
  * line-aligned addresses: it would silently widen anything else.
  */
 static inline __attribute__((always_inline)) void clzero_line(char *d)
 {
 	__asm__ __volatile__("clzero" : : "a"(d) : "memory");
-	REC(KFLUSH_REC_NT, d, CLEAR_LINE);
 }
 
 void clear_pages_flushcache_clzero(void *addr, size_t npages)

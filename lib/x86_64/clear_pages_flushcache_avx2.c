@@ -10,7 +10,6 @@ static inline __attribute__((always_inline)) void avx2_line(char *d)
 
 	_mm256_stream_si256((__m256i *)(void *)d, z);
 	_mm256_stream_si256((__m256i *)(void *)(d + 32), z);
-	REC(KFLUSH_REC_NT, d, CLEAR_LINE);
 }
 
 void clear_pages_flushcache_avx2(void *addr, size_t npages)

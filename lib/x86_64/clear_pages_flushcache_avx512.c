@@ -7,7 +7,6 @@
 static inline __attribute__((always_inline)) void avx512_line(char *d)
 {
 	_mm512_stream_si512((void *)d, _mm512_setzero_si512());
-	REC(KFLUSH_REC_NT, d, CLEAR_LINE);
 }
 
 void clear_pages_flushcache_avx512(void *addr, size_t npages)

@@ -52,7 +52,6 @@ static inline __attribute__((always_inline)) void movdir64b_line(char *d, const 
 {
 	__asm__ __volatile__("movdir64b %1, %0"
 			     : : "r"(d), "m"(*(const struct line64 *)(const void *)s) : "memory");
-	REC(KFLUSH_REC_NT, d, LINE);
 }
 
 /* Memory to memory: nothing to load ahead. */

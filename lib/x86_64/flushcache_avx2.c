@@ -11,7 +11,6 @@ static inline __attribute__((always_inline)) void avx2_line(char *d, const char 
 
 	_mm256_stream_si256((__m256i *)d, a);
 	_mm256_stream_si256((__m256i *)(d + 32), b);
-	REC(KFLUSH_REC_NT, d, LINE);
 }
 
 /* 8 lines: all 16 ymm registers loaded before the first store. */
@@ -27,7 +26,6 @@ static inline __attribute__((always_inline)) void avx2_block(char *d, const char
 	_Pragma("GCC unroll 64")
 	for (int i = 0; i < 2 * AVX2_BLOCK; i++)
 		_mm256_stream_si256((__m256i *)(d + i * 32), v[i]);
-	REC(KFLUSH_REC_NT, d, AVX2_BLOCK * LINE);
 }
 
 FLUSHCACHE_VARIANT(memcpy_flushcache_avx2, AVX2_BLOCK, avx2_block, avx2_line)
@@ -38,7 +36,6 @@ static inline __attribute__((always_inline)) void avx2_set_line(char *d, const v
 
 	_mm256_stream_si256((__m256i *)d, v);
 	_mm256_stream_si256((__m256i *)(d + 32), v);
-	REC(KFLUSH_REC_NT, d, LINE);
 }
 
 void memset_flushcache_avx2(void *dst, int c, size_t n)

@@ -7,7 +7,6 @@
 static inline __attribute__((always_inline)) void avx512_line(char *d, const char *s)
 {
 	_mm512_stream_si512((void *)d, _mm512_loadu_si512(s));
-	REC(KFLUSH_REC_NT, d, LINE);
 }
 
 /* 32 lines: all 32 zmm registers loaded before the first store. */
@@ -21,10 +20,8 @@ static inline __attribute__((always_inline)) void avx512_block(char *d, const ch
 	for (int i = 0; i < AVX512_BLOCK; i++)
 		v[i] = _mm512_loadu_si512(s + i * LINE);
 	_Pragma("GCC unroll 64")
-	for (int i = 0; i < AVX512_BLOCK; i++) {
+	for (int i = 0; i < AVX512_BLOCK; i++)
 		_mm512_stream_si512((void *)(d + i * LINE), v[i]);
-		REC(KFLUSH_REC_NT, d + i * LINE, LINE);
-	}
 }
 
 FLUSHCACHE_VARIANT(memcpy_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_line)
@@ -32,7 +29,6 @@ FLUSHCACHE_VARIANT(memcpy_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_
 static inline __attribute__((always_inline)) void avx512_set_line(char *d, const void *p)
 {
 	_mm512_stream_si512((void *)d, _mm512_loadu_si512(p));
-	REC(KFLUSH_REC_NT, d, LINE);
 }
 
 void memset_flushcache_avx512(void *dst, int c, size_t n)

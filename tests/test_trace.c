@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The persistence tracer must be able to fail. The classifier is shown
+ * instruction bytes assembled in tests/trace/bad.S (AVX-512, MOVDIR64B and
+ * CLZERO included, which it decodes without running), and the whole
+ * checker traces routines that are wrong in one way each: each must be
+ * reported as exactly that violation, and the good ones as none.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "trace/harness.h"
+
+/* tests/trace/bad.S */
+#define SAMPLES(X) X(ts_vmovdqu64_zmm) X(ts_vmovntdq_zmm) X(ts_vmovdqu8_k1) \
+	X(ts_vmovdqu32_k2) X(ts_vmovdqu_ymm) X(ts_vmovntdq_ymm) X(ts_movnti)   \
+	X(ts_movdir64b) X(ts_movdir64b_r9) X(ts_clzero) X(ts_clwb)            \
+	X(ts_clflushopt) X(ts_clflush) X(ts_sfence) X(ts_lfence) X(ts_push)   \
+	X(ts_riprel) X(ts_rep_stosq) X(ts_scatter) X(ts_fxsave) X(ts_load)    \
+	X(ts_undecodable) X(ts_end)
+#define DECLARE(f) void f(void);
+SAMPLES(DECLARE)
+void tb_good_nt(void), tb_good_cached_wb(void), tb_no_writeback(void);
+void tb_wb_before_store(void), tb_mixed(void), tb_fence(void), tb_lfence(void);
+void tb_guard(void), tb_short(void), tb_stray(void), tb_wrong_data(void);
+void tb_unknown_writer(void), tb_rep_stos_up(void), tb_rep_stos_down(void);
+void tb_flush_clflush(void), tb_flush_twice(void), tb_flush_nt(void);
+
+#define RDI 0x10000040ULL
+
+static struct td_effect classify(void (*f)(void), struct td_regs *r, enum td_kind kind)
+{
+	struct td_insn in;
+	struct td_effect e;
+	uint64_t rip = (uint64_t)(uintptr_t)f;
+
+	td_decode((const uint8_t *)(uintptr_t)f, 16, rip, &in);
+	cr_assert_eq(in.kind, kind, "%s: classified %s, not %s", in.text, td_kind_name(in.kind),
+		     td_kind_name(kind));
+	if (kind != TD_UNKNOWN && !in.string)
+		cr_assert_eq(td_effect(&in, r, &e), 0, "%s: no address", in.text);
+	else
+		memset(&e, 0, sizeof(e));
+	return e;
+}
+
+static struct td_regs regs(void)
+{
+	struct td_regs r;
+
+	memset(&r, 0, sizeof(r));
+	r.r.rdi = RDI;
+	r.r.rsi = 0x20000000;
+	r.r.rcx = 3;
+	r.r.rax = 0x30000077;
+	r.r.r9 = 0x40000080;
+	r.r.rsp = 0x7ff000;
+	r.have_k = 1;
+	r.k[1] = 0x0f;
+	r.k[2] = 0x5;
+	return r;
+}
+
+#define EXPECT(e, a, l) do {								\
+		cr_assert_eq((e).addr, (uint64_t)(a), "address %#llx", (unsigned long long)(e).addr); \
+		cr_assert_eq((e).len, (uint64_t)(l), "length %llu", (unsigned long long)(e).len); \
+	} while (0)
+
+/*
+ * The AVX-512 block loop and page clear: vmovntdq zmm is one NT line,
+ * vmovdqu64 zmm (what _mm512_storeu_si512 compiles to) a cached one, so
+ * that swap leaves every body line dirty, as the checker below shows.
+ */
+Test(classifier, avx512_line_stores)
+{
+	struct td_regs r = regs();
+	struct td_effect e;
+
+	e = classify(ts_vmovdqu64_zmm, &r, TD_STORE);
+	EXPECT(e, RDI, 64);
+	cr_assert(!e.masked);
+	e = classify(ts_vmovntdq_zmm, &r, TD_STORE_NT);
+	EXPECT(e, RDI, 64);
+	e = classify(ts_vmovdqu_ymm, &r, TD_STORE);
+	EXPECT(e, RDI, 32);
+	e = classify(ts_vmovntdq_ymm, &r, TD_STORE_NT);
+	EXPECT(e, RDI, 32);
+}
+
+/* Masked stores write the bytes of the elements whose opmask bit is set. */
+Test(classifier, masked_stores)
+{
+	struct td_regs r = regs();
+	struct td_effect e;
+
+	e = classify(ts_vmovdqu8_k1, &r, TD_STORE);
+	EXPECT(e, RDI, 64);
+	cr_assert(e.masked);
+	cr_assert_eq(e.bytemask, 0x0fULL);
+	e = classify(ts_vmovdqu32_k2, &r, TD_STORE);
+	EXPECT(e, RDI + 64, 64);
+	cr_assert_eq(e.bytemask, 0x0f0fULL, "k2=0b101 over dwords: %#llx",
+		     (unsigned long long)e.bytemask);
+	r.have_k = 0;
+	{
+		struct td_insn in;
+
+		td_decode((const uint8_t *)(uintptr_t)ts_vmovdqu8_k1, 16, 0, &in);
+		cr_assert(in.needs_k);
+		cr_assert_eq(td_effect(&in, &r, &e), -1, "a masked store without its mask");
+	}
+}
+
+Test(classifier, nt_line_stores_capstone_lacks)
+{
+	struct td_regs r = regs();
+	struct td_effect e;
+
+	e = classify(ts_movdir64b, &r, TD_STORE_NT);
+	EXPECT(e, RDI, 64);
+	e = classify(ts_movdir64b_r9, &r, TD_STORE_NT);
+	EXPECT(e, 0x40000080, 64);
+	e = classify(ts_clzero, &r, TD_STORE_NT);
+	EXPECT(e, 0x30000040, 64);	/* the line holding rax */
+	e = classify(ts_movnti, &r, TD_STORE_NT);
+	EXPECT(e, RDI + 8 + 3 * 4, 8);
+}
+
+Test(classifier, writebacks_fences_stack)
+{
+	struct td_regs r = regs();
+	struct td_effect e;
+
+	e = classify(ts_clwb, &r, TD_WB_CLWB);
+	EXPECT(e, RDI + 3, 1);
+	classify(ts_clflushopt, &r, TD_WB_CLFLUSHOPT);
+	classify(ts_clflush, &r, TD_WB_CLFLUSH);
+	classify(ts_sfence, &r, TD_SFENCE);
+	classify(ts_lfence, &r, TD_LFENCE);
+	e = classify(ts_push, &r, TD_STACK);
+	EXPECT(e, 0x7ff000 - 8, 8);
+	classify(ts_load, &r, TD_NONE);
+	e = classify(ts_riprel, &r, TD_STORE);
+	/* movl $imm32, disp32(%rip) is 10 bytes: the address is after it. */
+	EXPECT(e, (uint64_t)(uintptr_t)ts_riprel + 10 + 16, 4);
+}
+
+Test(classifier, rep_stos_by_register_delta)
+{
+	struct td_insn in;
+	struct td_effect e;
+	struct user_regs_struct b, a;
+
+	td_decode((const uint8_t *)(uintptr_t)ts_rep_stosq, 16, 0, &in);
+	cr_assert(in.string && in.rep && in.width == 8, "%s", in.text);
+	memset(&b, 0, sizeof(b));
+	b.rdi = RDI;
+	b.rcx = 10;
+	a = b;
+	a.rcx = 7;
+	cr_assert_eq(td_string_effect(&in, &b, &a, &e), 0);
+	EXPECT(e, RDI, 24);
+	b.eflags = 1u << 10;	/* DF: downwards, the first element at rdi */
+	cr_assert_eq(td_string_effect(&in, &b, &a, &e), 0);
+	EXPECT(e, RDI - 16, 24);
+}
+
+/* Never a silent skip: what it cannot decode or does not model is unknown. */
+Test(classifier, unknown_is_reported)
+{
+	struct td_regs r = regs();
+
+	classify(ts_scatter, &r, TD_UNKNOWN);
+	classify(ts_fxsave, &r, TD_UNKNOWN);
+	classify(ts_undecodable, &r, TD_UNKNOWN);
+}
+
+/* The checker fed the AVX-512 line stores directly: storeu leaves a dirty line. */
+Test(classifier, avx512_storeu_line_is_dirty)
+{
+	static unsigned char buf[6 * 64] __attribute__((aligned(64)));
+	struct tl_expect x = {
+		.dst = (uint64_t)(uintptr_t)(buf + 128), .n = 64,
+		.win_lo = (uint64_t)(uintptr_t)buf, .win_hi = (uint64_t)(uintptr_t)(buf + 320),
+		.wb = TD_WB_CLWB,
+	};
+	struct td_regs r = regs();
+	struct tl_state s = { 0 };
+	struct td_insn in;
+	struct td_effect e;
+
+	r.r.rdi = x.dst;
+	for (int bad = 0; bad < 2; bad++) {
+		void (*f)(void) = bad ? ts_vmovdqu64_zmm : ts_vmovntdq_zmm;
+
+		td_decode((const uint8_t *)(uintptr_t)f, 16, (uint64_t)(uintptr_t)f, &in);
+		cr_assert_eq(td_effect(&in, &r, &e), 0);
+		tl_begin(&s, &x);
+		tl_sink(&s, &in, &e);
+		tl_finish(&s);
+		cr_assert_eq(s.count[TL_DIRTY], (size_t)bad, "%s: %zu dirty lines", in.text,
+			     s.count[TL_DIRTY]);
+		cr_assert_eq(tl_failures(&s), (size_t)bad);
+	}
+	tl_free(&s);
+}
+
+TestSuite(checker, .init = tp_setup, .fini = tp_teardown);
+
+/*
+ * Trace fn over n bytes at doff: the violation `want` must be reported and
+ * no other, bar the unwritten or wrong bytes that follow from it (TL_NR:
+ * a good routine, nothing may be reported).
+ */
+static void expect_only(const char *name, void (*fn)(void), enum tp_shape shape, size_t doff,
+			size_t n, enum td_kind wb, enum tl_violation want)
+{
+	struct tp_call c = {
+		.name = name, .fn = (const void *)fn, .shape = shape, .doff = doff, .n = n,
+		.c = 0x5a, .wb = wb,
+	};
+	char msg[1024] = "";
+	size_t bad = tp_run(&c, msg, sizeof(msg));
+	const struct tl_state *s = tp_last();
+
+	if (want == TL_NR) {
+		cr_assert_eq(bad, 0, "a good routine failed: %s", msg);
+		return;
+	}
+	cr_assert(s->count[want], "%s: not reported as %s: %s", name, tl_violation_name(want),
+		  bad ? msg : "no violation at all");
+	for (int v = 0; v < TL_NR; v++)
+		if (v != want && v != TL_DATA && v != TL_UNWRITTEN)
+			cr_assert_eq(s->count[v], 0, "%s: also %s: %s", name,
+				     tl_violation_name((enum tl_violation)v), msg);
+	cr_log_info("%s caught: %s", name, msg);
+}
+
+Test(checker, good_routines_pass)
+{
+	expect_only("nt copy", tb_good_nt, TP_COPY, 0, 136, TD_WB_CLWB, TL_NR);
+	expect_only("cached copy + clflush", tb_good_cached_wb, TP_COPY, 8, 200, TD_WB_CLFLUSH,
+		    TL_NR);
+	expect_only("rep stosb", tb_rep_stos_up, TP_SET, 3, 133, TD_WB_CLFLUSH, TL_NR);
+	expect_only("std; rep stosb", tb_rep_stos_down, TP_SET, 5, 77, TD_WB_CLFLUSH, TL_NR);
+}
+
+Test(checker, each_bad_routine_is_its_violation)
+{
+	expect_only("no write-back", tb_no_writeback, TP_COPY, 0, 64, TD_WB_CLFLUSH, TL_DIRTY);
+	expect_only("store after write-back", tb_wb_before_store, TP_COPY, 0, 64, TD_WB_CLFLUSH,
+		    TL_DIRTY);
+	expect_only("mixed line", tb_mixed, TP_COPY, 0, 64, TD_WB_CLFLUSH, TL_MIXED);
+	expect_only("clflush claimed clwb", tb_good_cached_wb, TP_COPY, 0, 64, TD_WB_CLWB,
+		    TL_WRONG_WB);
+	expect_only("fence", tb_fence, TP_COPY, 0, 64, TD_WB_CLWB, TL_FENCE);
+	expect_only("lfence", tb_lfence, TP_COPY, 0, 64, TD_WB_CLWB, TL_LFENCE);
+	expect_only("guard write", tb_guard, TP_COPY, 0, 64, TD_WB_CLWB, TL_OUTSIDE);
+	expect_only("short", tb_short, TP_COPY, 0, 64, TD_WB_CLWB, TL_UNWRITTEN);
+	expect_only("stray", tb_stray, TP_COPY, 0, 64, TD_WB_CLWB, TL_STRAY);
+	expect_only("wrong data", tb_wrong_data, TP_COPY, 0, 64, TD_WB_CLWB, TL_DATA);
+	expect_only("fxsave", tb_unknown_writer, TP_COPY, 0, 512, TD_WB_CLWB, TL_UNKNOWN);
+}
+
+Test(checker, flush_routines)
+{
+	expect_only("clflush as clflush", tb_flush_clflush, TP_FLUSH, 1, 130, TD_WB_CLFLUSH,
+		    TL_NR);
+	expect_only("clflush as clwb", tb_flush_clflush, TP_FLUSH, 1, 130, TD_WB_CLWB,
+		    TL_WRONG_WB);
+	expect_only("twice", tb_flush_twice, TP_FLUSH, 0, 128, TD_WB_CLFLUSH, TL_WB_COUNT);
+	expect_only("stores in a flush", tb_flush_nt, TP_FLUSH, 0, 64, TD_WB_CLFLUSH, TL_OUTSIDE);
+}
