@@ -54,10 +54,10 @@ extern const struct kflush_impl_list kflush_clear_pages_flushcache_list;
 extern const struct kflush_impl_list kflush_copy_page_list;
 
 /*
- * The bound variant of each operation. Statically set to the baseline
- * variant, so even a call made before our constructor ran (another
- * library's constructor, a static link) is correct; kflush_init() then
- * rebinds once. Exported wrappers cast the slot back to the op's type.
+ * The bound variant of each operation, what the ifunc resolvers return
+ * and what writeback_range() and copy_safe's wrapper jump through.
+ * Statically set to the baseline variant, so a jump through a slot before
+ * the first resolver has bound everything is still correct.
  */
 extern kflush_fn kflush_slot[KFLUSH_NR_OPS];
 
