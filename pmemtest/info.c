@@ -8,10 +8,11 @@
 
 #include <json-c/json.h>
 
-#include "devices.h"
+#include "common/devices.h"
 #include "kflush.h"
 #include "pmemtest.h"
-#include "util.h"
+#include "common/cli.h"
+#include "common/output.h"
 
 static json_object *features_json(uint64_t f)
 {
@@ -32,7 +33,7 @@ static void print_features(const char *label, uint64_t f)
 	printf("\n");
 }
 
-static void dev_text(const struct pm_devinfo *d, void *arg)
+static void dev_text(const struct devices_info *d, void *arg)
 {
 	char b1[32], b2[32];
 
@@ -40,12 +41,12 @@ static void dev_text(const struct pm_devinfo *d, void *arg)
 	/* A devdax device is a character device, the others are disks. */
 	printf("  %-10s %-8s %-6s size %-10s align %-8s map=%-3s numa %d %s\n",
 	       d->chardev[0] ? d->chardev : d->blockdev[0] ? d->blockdev : d->ns,
-	       d->region, d->mode, pm_fmt_bytes(d->size, b1, sizeof(b1)),
-	       d->align ? pm_fmt_bytes(d->align, b2, sizeof(b2)) : "-", d->map, d->numa_node,
+	       d->region, d->mode, cli_fmt_bytes(d->size, b1, sizeof(b1)),
+	       d->align ? cli_fmt_bytes(d->align, b2, sizeof(b2)) : "-", d->map, d->numa_node,
 	       d->ndctl ? d->ns : "(no ndctl namespace)");
 }
 
-static void dev_json(const struct pm_devinfo *d, void *arg)
+static void dev_json(const struct devices_info *d, void *arg)
 {
 	json_object *o = json_object_new_object();
 
@@ -76,7 +77,7 @@ static void usage(FILE *f)
 		"libdaxctl / libndctl.\n");
 }
 
-int cmd_info(const struct pm_global *g, int argc, char **argv)
+int cmd_info(const struct pmemtest_global *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -88,17 +89,18 @@ int cmd_info(const struct pm_global *g, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
-			return PM_EXIT_OK;
+			return PMEMTEST_EXIT_OK;
 		}
-		pm_die_usage("info: unknown option '%s'", argv[optind - 1]);
+		cli_die_usage("info: unknown option '%s'", argv[optind - 1]);
 	}
 	if (optind < argc)
-		pm_die_usage("info: unexpected argument '%s'", argv[optind]);
+		cli_die_usage("info: unexpected argument '%s'", argv[optind]);
 	if (g->csv)
-		pm_die_usage("info: --csv is not supported; use --json");
+		cli_die_usage("info: --csv is not supported; use --json");
 
 	if (g->json) {
-		json_object *doc = json_object_new_object(), *ops = json_object_new_array();
+		json_object *doc = output_doc_new("info", NULL, -1, NULL);
+		json_object *ops = json_object_new_array();
 		json_object *devs = json_object_new_array();
 
 		json_object_object_add(doc, "cpu_features", features_json(kflush_cpu_features_raw()));
@@ -125,11 +127,10 @@ int cmd_info(const struct pm_global *g, int argc, char **argv)
 			json_object_array_add(ops, o);
 		}
 		json_object_object_add(doc, "operations", ops);
-		pm_devices_foreach(dev_json, devs);
+		devices_foreach(dev_json, devs);
 		json_object_object_add(doc, "devices", devs);
-		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY));
-		json_object_put(doc);
-		return PM_EXIT_OK;
+		output_doc_print(doc);
+		return PMEMTEST_EXIT_OK;
 	}
 
 	print_features("cpu features:", kflush_cpu_features_raw());
@@ -148,9 +149,9 @@ int cmd_info(const struct pm_global *g, int argc, char **argv)
 		printf("\n");
 	}
 	printf("\ndax devices and pmem namespaces:\n");
-	n = pm_devices_foreach(dev_text, NULL);
+	n = devices_foreach(dev_text, NULL);
 	if (!n)
 		printf("  none found (no /dev/dax* device, no pmem namespace): init-bench "
 		       "uses its embedded namespaces\n");
-	return PM_EXIT_OK;
+	return PMEMTEST_EXIT_OK;
 }

@@ -1,18 +1,35 @@
+# pmemtest: main.c and info.c on top (the command line), then one folder
+# per part: init/ (init-bench: options, target, run, verification, report),
+# replay/ (the kernel models and the replay methods), bench/ (copy-bench and
+# clear-bench: modes over a contender engine, results), common/ (errors and
+# parsing, device discovery, statistics, the machine's roofs).
 bin_PROGRAMS += pmemtest/pmemtest
+pmemtest_common_sources = \
+	pmemtest/common/cli.c pmemtest/common/cli.h \
+	pmemtest/common/stats.c pmemtest/common/stats.h \
+	pmemtest/common/roof.c pmemtest/common/roof.h \
+	pmemtest/common/devices.c pmemtest/common/devices.h \
+	pmemtest/common/output.c pmemtest/common/output.h \
+	pmemtest/common/progress.c pmemtest/common/progress.h
+pmemtest_replay_sources = \
+	pmemtest/replay/methods.c pmemtest/replay/methods.h pmemtest/replay/replay.h \
+	pmemtest/replay/kmodel.c pmemtest/replay/kmodel.h
+pmemtest_init_sources = pmemtest/init/init.h \
+	pmemtest/init/options.c pmemtest/init/command.c \
+	pmemtest/init/target.c pmemtest/init/report.c pmemtest/init/verify.c \
+	pmemtest/init/dump.c
 pmemtest_pmemtest_SOURCES = pmemtest/main.c pmemtest/pmemtest.h \
-	pmemtest/util.c pmemtest/util.h \
-	pmemtest/stats.c pmemtest/stats.h \
-	pmemtest/devices.c pmemtest/devices.h \
-	pmemtest/info.c \
-	pmemtest/init_bench.c pmemtest/init_bench.h \
-	pmemtest/init_target.c pmemtest/init_report.c pmemtest/init_verify.c \
-	pmemtest/init_dump.c \
-	pmemtest/replay.c pmemtest/replay.h pmemtest/replay_impl.h \
-	pmemtest/kmodel.c pmemtest/kmodel.h \
-	pmemtest/bench.h pmemtest/bench.c pmemtest/bench_report.c \
-	pmemtest/copy_bench.h pmemtest/copy_bench.c pmemtest/copy_bench_sp.c \
-	pmemtest/copy_bench_str.c \
-	pmemtest/clear_bench.c
+	pmemtest/info.c pmemtest/plot.c \
+	$(pmemtest_common_sources) $(pmemtest_replay_sources) $(pmemtest_init_sources) \
+	pmemtest/bench/bench.h pmemtest/bench/buffers.c pmemtest/bench/options.c \
+	pmemtest/bench/results.c \
+	pmemtest/bench/copy.h pmemtest/bench/copy.c pmemtest/bench/copy_run.c \
+	pmemtest/bench/copy_struct_page.c pmemtest/bench/copy_bulk.c \
+	pmemtest/bench/copy_strings.c \
+	pmemtest/bench/clear.c
+# pmemtest plot runs the installed plot script.
+dist_pkgdata_DATA = tools/plot.gp
+pmemtest_pmemtest_CPPFLAGS = $(AM_CPPFLAGS) -DPMEMTEST_PLOT_GP='"$(pkgdatadir)/plot.gp"'
 pmemtest_pmemtest_CFLAGS = $(AM_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS) -pthread
 pmemtest_pmemtest_LDADD = lib/libkflush.la pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
 	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
@@ -20,7 +37,9 @@ pmemtest_pmemtest_LDFLAGS = $(AM_LDFLAGS) -pthread
 
 # The "wide" replay method, built with its own ISA flags like lib/.
 noinst_LTLIBRARIES += pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la
-pmemtest_libreplay_avx2_la_SOURCES = pmemtest/replay_wide_avx2.c pmemtest/replay_wide.h
+pmemtest_libreplay_avx2_la_SOURCES = pmemtest/replay/wide_avx2.c pmemtest/replay/wide.h \
+	pmemtest/replay/methods.h
 pmemtest_libreplay_avx2_la_CFLAGS = $(AM_CFLAGS) $(AVX2_CFLAGS)
-pmemtest_libreplay_avx512_la_SOURCES = pmemtest/replay_wide_avx512.c pmemtest/replay_wide.h
+pmemtest_libreplay_avx512_la_SOURCES = pmemtest/replay/wide_avx512.c pmemtest/replay/wide.h \
+	pmemtest/replay/methods.h
 pmemtest_libreplay_avx512_la_CFLAGS = $(AM_CFLAGS) $(AVX512_CFLAGS)

@@ -5,50 +5,115 @@
  *   pmemtest [global options] <command> [command options]
  *
  * Global options stop at the first non-option ("+" in the optstring), so a
- * command's own options never reach this parser.
+ * command's own options never reach this parser; after the command name,
+ * take_globals() lifts --dev, --json, --csv, --quiet (and their short
+ * forms) and --output out of the command's arguments, so they mean the same anywhere.
+ * Their short letters are therefore no command's own.
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pmemtest.h"
-#include "util.h"
+#include "common/cli.h"
 
 static const struct command {
 	const char *name;
-	int (*fn)(const struct pm_global *g, int argc, char **argv);
+	int (*fn)(const struct pmemtest_global *g, int argc, char **argv);
+	bool uses_dev;	/* --dev means something to it; else it is refused */
 	const char *summary;
 } commands[] = {
-	{ "init-bench", cmd_init_bench,
+	{ "init-bench", cmd_init_bench, true,
 	  "replay memmap_init_zone_device() for a namespace and time each method" },
-	{ "info", cmd_info,
+	{ "info", cmd_info, false,
 	  "CPU features, bound libkflush variants, dax devices and pmem namespaces" },
-	{ "copy-bench", cmd_copy_bench,
+	{ "copy-bench", cmd_copy_bench, false,
 	  "every flush-copy variant against PMDK, glibc and the roof over a size sweep" },
-	{ "clear-bench", cmd_clear_bench,
+	{ "clear-bench", cmd_clear_bench, false,
 	  "every page-clearing variant against PMDK, glibc and the roof" },
+	{ "plot", cmd_plot, false,
+	  "a copy-bench or clear-bench CSV as a PNG or SVG, through gnuplot" },
 };
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+/*
+ * Remove the global options from a command's arguments (argv[0] is the
+ * command), into @g; returns the new argc. "--" ends the scan.
+ */
+static int take_globals(struct pmemtest_global *g, int argc, char **argv)
+{
+	int out = 1, i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--"))
+			break;
+		if (!strcmp(a, "--json") || !strcmp(a, "-j")) {
+			g->json = true;
+		} else if (!strcmp(a, "--csv") || !strcmp(a, "-c")) {
+			g->csv = true;
+		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			g->quiet = true;
+		} else if (!strncmp(a, "--output=", 9)) {
+			g->output = a + 9;
+		} else if (!strcmp(a, "--output")) {
+			if (i + 1 >= argc)
+				cli_die_usage("option '%s' needs an argument", a);
+			g->output = argv[++i];
+		} else if (!strncmp(a, "--dev=", 6)) {
+			g->dev = a + 6;
+		} else if (!strcmp(a, "--dev") || !strcmp(a, "-d")) {
+			if (i + 1 >= argc)
+				cli_die_usage("option '%s' needs an argument", a);
+			g->dev = argv[++i];
+		} else {
+			argv[out++] = argv[i];
+			continue;
+		}
+		if (g->dev && !*g->dev)
+			cli_die_usage("--dev needs a path");
+		if (g->output && !*g->output)
+			cli_die_usage("--output needs a file name");
+	}
+	while (i < argc)
+		argv[out++] = argv[i++];
+	argv[out] = NULL;
+	return out;
+}
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: pmemtest [global options] <command> [command options]\n"
 		"\n"
-		"Global options:\n"
-		"  -d, --dev PATH   devdax device (/dev/daxX.Y), file on an fsdax filesystem,\n"
-		"                   or ordinary file; default: the embedded namespaces\n"
+		"Global options (all but -f, -h, -V also after the command):\n"
+		"  -d, --dev PATH   init-bench's target: devdax device (/dev/daxX.Y), file on\n"
+		"                   an fsdax filesystem, or ordinary file; default: the\n"
+		"                   embedded namespaces. The other commands refuse it\n"
 		"  -j, --json       machine-readable JSON on stdout\n"
 		"  -c, --csv        CSV on stdout (every sample)\n"
 		"  -q, --quiet      no progress bar, no notes on stderr\n"
+		"      --output FILE  the table, CSV or JSON into FILE instead of stdout\n"
 		"  -f, --force      allow writing to the target (init-bench --memmap dev);\n"
 		"                   also accepted after init-bench, with the same effect\n"
 		"  -h, --help       this help; 'pmemtest <command> --help' for a command\n"
 		"  -V, --version    print the version\n"
 		"\n"
 		"Commands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < NR_COMMANDS; i++)
 		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "  %-12s %s\n", "help", "this help, or 'help COMMAND' for a command's");
 	fprintf(f,
 		"\n"
 		"Exit status: 0 success, 1 failure, 2 usage error.\n"
@@ -65,18 +130,25 @@ int main(int argc, char **argv)
 		{ "force",   no_argument,       NULL, 'f' },
 		{ "help",    no_argument,       NULL, 'h' },
 		{ "version", no_argument,       NULL, 'V' },
+		{ "output",  required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct pm_global g = { 0 };
-	int c;
+	struct pmemtest_global g = { 0 };
+	const struct command *cmd;
+	int c, first, nargc;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:d:jcqfhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (!*optarg)
-				pm_die_usage("--dev needs a path");
+				cli_die_usage("--dev needs a path");
 			g.dev = optarg;
+			break;
+		case 'O':
+			if (!*optarg)
+				cli_die_usage("--output needs a file name");
+			g.output = optarg;
 			break;
 		case 'j': g.json = true; break;
 		case 'c': g.csv = true; break;
@@ -84,31 +156,58 @@ int main(int argc, char **argv)
 		case 'f': g.force = true; break;
 		case 'h':
 			usage(stdout);
-			return pm_finish_stdout(PM_EXIT_OK);
+			return cli_finish_stdout(PMEMTEST_EXIT_OK);
 		case 'V':
 			printf("pmemtest (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
-			return pm_finish_stdout(PM_EXIT_OK);
+			return cli_finish_stdout(PMEMTEST_EXIT_OK);
 		case ':':
-			pm_die_usage("option '%s' needs an argument", argv[optind - 1]);
+			cli_die_usage("option '%s' needs an argument", argv[optind - 1]);
 		default:
-			pm_die_usage("unknown global option '%s'", argv[optind - 1]);
+			cli_die_usage("unknown global option '%s'", argv[optind - 1]);
 		}
 	}
-	if (g.json && g.csv)
-		pm_die_usage("--json and --csv conflict: choose one output format");
 	if (optind >= argc) {
 		usage(stderr);
-		return PM_EXIT_USAGE;
+		return PMEMTEST_EXIT_USAGE;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (strcmp(argv[optind], commands[i].name) == 0) {
-			int first = optind, rc;
+	if (strcmp(argv[optind], "help") == 0) {
+		static char help_opt[] = "--help";
+		char *hargv[3];
 
-			/* Each command parses its own options from a fresh start. */
-			optind = 0;
-			rc = commands[i].fn(&g, argc - first, argv + first);
-			return pm_finish_stdout(rc);
+		if (optind + 1 >= argc) {
+			usage(stdout);
+			return cli_finish_stdout(PMEMTEST_EXIT_OK);
 		}
+		if (optind + 2 < argc)
+			cli_die_usage("help: one command at a time, not '%s'", argv[optind + 2]);
+		cmd = find_command(argv[optind + 1]);
+		if (!cmd)
+			cli_die_usage("unknown command '%s'", argv[optind + 1]);
+		hargv[0] = argv[optind + 1];
+		hargv[1] = help_opt;
+		hargv[2] = NULL;
+		optind = 0;
+		return cli_finish_stdout(cmd->fn(&g, 2, hargv));
 	}
-	pm_die_usage("unknown command '%s'", argv[optind]);
+	cmd = find_command(argv[optind]);
+	if (!cmd)
+		cli_die_usage("unknown command '%s'", argv[optind]);
+	first = optind;
+	nargc = take_globals(&g, argc - first, argv + first);
+	if (g.json && g.csv)
+		cli_die_usage("--json and --csv conflict: choose one output format");
+	/* Silently measuring DRAM when a device was named would mislead. */
+	if (g.dev && !cmd->uses_dev)
+		cli_die_usage("%s does not use --dev: only init-bench runs on a device "
+			      "(copy-bench and clear-bench measure DRAM standing in for pmem)",
+			      cmd->name);
+	/* Everything the command prints on stdout goes to the file instead. */
+	/* plot's --output is its image; gnuplot writes it. */
+	if (g.output && cmd->fn != cmd_plot && !freopen(g.output, "w", stdout)) {
+		cli_err_errno("--output %s", g.output);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	/* Each command parses its own options from a fresh start. */
+	optind = 0;
+	return cli_finish_stdout(cmd->fn(&g, nargc, argv + first));
 }

@@ -8,23 +8,25 @@
 #include <stdint.h>
 
 /* Exit codes: 0 success, 1 failure, 2 usage error. */
-#define PM_EXIT_OK	0
-#define PM_EXIT_FAIL	1
-#define PM_EXIT_USAGE	2
+#define PMEMTEST_EXIT_OK	0
+#define PMEMTEST_EXIT_FAIL	1
+#define PMEMTEST_EXIT_USAGE	2
 
 /* Global options, parsed before the command name. */
-struct pm_global {
+struct pmemtest_global {
 	const char *dev;	/* --dev PATH, or NULL for the embedded default */
 	bool json;		/* --json */
 	bool csv;		/* --csv */
 	bool quiet;		/* --quiet */
 	bool force;		/* --force */
+	const char *output;	/* --output FILE: stdout goes there */
 };
 
 /* Commands: argv[0] is the command name; return an exit code. */
-int cmd_info(const struct pm_global *g, int argc, char **argv);
-int cmd_init_bench(const struct pm_global *g, int argc, char **argv);
-int cmd_copy_bench(const struct pm_global *g, int argc, char **argv);
-int cmd_clear_bench(const struct pm_global *g, int argc, char **argv);
+int cmd_info(const struct pmemtest_global *g, int argc, char **argv);
+int cmd_init_bench(const struct pmemtest_global *g, int argc, char **argv);
+int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv);
+int cmd_clear_bench(const struct pmemtest_global *g, int argc, char **argv);
+int cmd_plot(const struct pmemtest_global *g, int argc, char **argv);
 
 #endif /* PMEMTEST_H */

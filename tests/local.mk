@@ -104,8 +104,9 @@ EXTRA_DIST += tests/test_pmemtest_badinput.sh
 check_PROGRAMS += tests/test_pmemtest_replay
 TESTS += tests/test_pmemtest_replay
 tests_test_pmemtest_replay_SOURCES = tests/test_pmemtest_replay.c \
-	pmemtest/replay.c pmemtest/kmodel.c pmemtest/init_target.c pmemtest/devices.c pmemtest/util.c \
-	pmemtest/stats.c pmemtest/init_report.c
+	pmemtest/replay/methods.c pmemtest/replay/kmodel.c pmemtest/init/target.c \
+	pmemtest/common/devices.c pmemtest/common/cli.c pmemtest/common/stats.c \
+	pmemtest/common/roof.c pmemtest/common/output.c pmemtest/init/report.c
 tests_test_pmemtest_replay_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
 tests_test_pmemtest_replay_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
 	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
@@ -136,8 +137,9 @@ tests_test_cpu_LDADD = $(TEST_LIBS)
 check_PROGRAMS += tests/test_pmemtest_oracle
 TESTS += tests/test_pmemtest_oracle
 tests_test_pmemtest_oracle_SOURCES = tests/test_pmemtest_oracle.c \
-	pmemtest/replay.c pmemtest/kmodel.c pmemtest/init_target.c pmemtest/devices.c pmemtest/util.c \
-	pmemtest/stats.c pmemtest/init_report.c
+	pmemtest/replay/methods.c pmemtest/replay/kmodel.c pmemtest/init/target.c \
+	pmemtest/common/devices.c pmemtest/common/cli.c pmemtest/common/stats.c \
+	pmemtest/common/roof.c pmemtest/common/output.c pmemtest/init/report.c
 tests_test_pmemtest_oracle_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
 tests_test_pmemtest_oracle_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
 	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
@@ -171,3 +173,24 @@ tests_test_copy_safe_early_SOURCES = tests/test_copy_safe_early.c tests/faultuti
 	tests/faultutil.h $(TEST_UTIL)
 tests_test_copy_safe_early_CFLAGS = $(TEST_CFLAGS)
 tests_test_copy_safe_early_LDADD = tests/libkflush_earlystop.la $(CRITERION_LIBS)
+
+# pmemtest's command line as users expect it (issue 12): no hang on a fifo,
+# --dev refused where unused, empty tables are errors, real write errors,
+# global options after the command, one name per idea, "pmemtest help".
+TESTS += tests/test_pmemtest_cli.sh
+EXTRA_DIST += tests/test_pmemtest_cli.sh
+
+# One output schema (issue 12): every command's --json and --csv read back
+# with jq against pmemtest(1)'s OUTPUT SCHEMA.
+TESTS += tests/test_pmemtest_schema.sh
+EXTRA_DIST += tests/test_pmemtest_schema.sh
+
+# pmemtest's progress line (terminal only, width-adaptive, ETA) and Ctrl-C
+# (what was measured so far, exit 130).
+TESTS += tests/test_pmemtest_progress.sh
+EXTRA_DIST += tests/test_pmemtest_progress.sh
+
+# pmemtest plot: a bench CSV into a PNG and an SVG of the documented size
+# (skips in one line without gnuplot).
+TESTS += tests/test_pmemtest_plot.sh
+EXTRA_DIST += tests/test_pmemtest_plot.sh

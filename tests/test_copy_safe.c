@@ -64,6 +64,20 @@ static kflush_copy_safe_fn fn_of(const struct tu_variant *v)
 }
 
 #define SMALL_MAX 300
+
+/*
+ * The next size of a fault sweep: every one, or under KFLUSH_TEST_QUICK
+ * (the QEMU rig's TCG guests, where each fault costs a slow emulated signal
+ * delivery) a geometric walk that still meets every size class.
+ */
+static size_t next_n(size_t n)
+{
+	static int quick = -1;
+
+	if (quick < 0)
+		quick = getenv("KFLUSH_TEST_QUICK") != NULL;
+	return n + (quick ? 1 + n / 16 : 1);
+}
 static const size_t large_n[] = { 4096 + 5, 65536, 65536 + 13 };
 
 /* Offsets the fault takes in a large copy: both ends and page edges. */
@@ -145,7 +159,7 @@ static void fault_sweep(const struct tu_variant *v, struct fault_area *fa, int o
 		fa_fill(fa, 3);
 	else
 		fa_fill_guard(fa);
-	for (size_t n = 0; n <= SMALL_MAX && ok; n++) {
+	for (size_t n = 0; n <= SMALL_MAX && ok; n = next_n(n)) {
 		for (size_t f = 0; f <= n && ok; f++) {
 			if (on_src)
 				ok = src_fault_case(fn, fa, &dst, n, f, (n + 3 * f) & 63);

@@ -149,7 +149,7 @@ n=$((n + 1))
 if ! "$PMEMTEST" --quiet --json init-bench --size 64M --repeat 2 --mode fsdax \
 	--methods slow,fixed > "$T/out" 2> "$T/err"; then
 	fail "--json run failed: $(cat "$T/err")"
-elif ! grep -q '"verified":true' "$T/out" || [ "$(grep -c '"samples_ms"' "$T/out")" -ne 2 ]; then
+elif ! grep -q '"verified":true' "$T/out" || [ "$(grep -c '"samples"' "$T/out")" -ne 2 ]; then
 	fail "--json: missing samples or verification: $(head -c 500 "$T/out")"
 else
 	echo "ok $n - --json carries the samples and the verification"

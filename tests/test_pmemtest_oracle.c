@@ -37,7 +37,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "../pmemtest/init_bench.h"
+#include "../pmemtest/init/init.h"
 
 enum kind { LIT, PGMAP, HEAD1, SELF16 };
 
@@ -106,7 +106,7 @@ static const struct model_exp models[] = {
 	} },
 };
 
-static const int methods[] = { RP_SLOW, RP_GENERIC, RP_FIXED, RP_WIDE, RP_PMEM2, RP_MEMCPY };
+static const int methods[] = { REPLAY_SLOW, REPLAY_GENERIC, REPLAY_FIXED, REPLAY_WIDE, REPLAY_PMEM2, REPLAY_MEMCPY };
 
 #define NR_MODELS (sizeof(models) / sizeof(models[0]))
 #define NR_METHODS (sizeof(methods) / sizeof(methods[0]))
@@ -126,7 +126,7 @@ ParameterizedTestParameters(oracle, by_hand)
 	return cr_make_param_array(struct oparam, p, n);
 }
 
-static void open_ns(struct ib_ns *ns, const struct model_exp *me, bool devdax)
+static void open_ns(struct init_ns *ns, const struct model_exp *me, bool devdax)
 {
 	memset(ns, 0, sizeof(*ns));
 	ns->fd = ns->map_fd = -1;
@@ -136,20 +136,20 @@ static void open_ns(struct ib_ns *ns, const struct model_exp *me, bool devdax)
 	ns->size = 12ULL << 20;
 	ns->align = 2ULL << 20;
 	ns->sp = me->sp;
-	ns->kernel = rp_kernel_find(me->kernel);
+	ns->kernel = replay_kernel_find(me->kernel);
 	cr_assert_not_null(ns->kernel);
-	cr_assert_eq(ib_geometry(ns), 0);
-	cr_assert_eq(ib_storage_open(ns, true), 0);
+	cr_assert_eq(init_geometry(ns), 0);
+	cr_assert_eq(init_storage_open(ns, true), 0);
 	memset(ns->rp.memmap, 0xa7, ns->memmap_bytes);
 }
 
 /* Its own address, by the test's arithmetic: memmap + (pfn - base) * sp. */
-static uint64_t addr_of(const struct ib_ns *ns, uint64_t pfn)
+static uint64_t addr_of(const struct init_ns *ns, uint64_t pfn)
 {
 	return (uint64_t)(uintptr_t)ns->rp.memmap + (pfn - ns->rp.base_pfn) * ns->sp;
 }
 
-static void check_page(const struct ib_ns *ns, const struct model_exp *me, const struct page_exp *pe,
+static void check_page(const struct init_ns *ns, const struct model_exp *me, const struct page_exp *pe,
 		       uint64_t pfn, uint64_t head, const char *mn)
 {
 	const uint64_t *got = (const uint64_t *)(uintptr_t)addr_of(ns, pfn);
@@ -165,7 +165,7 @@ static void check_page(const struct ib_ns *ns, const struct model_exp *me, const
 	}
 }
 
-static unsigned int pageblock_nibble(const struct ib_ns *ns, uint64_t pfn)
+static unsigned int pageblock_nibble(const struct init_ns *ns, uint64_t pfn)
 {
 	uint64_t pb = (pfn - ns->rp.base_pfn) / 512;
 
@@ -175,9 +175,9 @@ static unsigned int pageblock_nibble(const struct ib_ns *ns, uint64_t pfn)
 ParameterizedTest(struct oparam *p, oracle, by_hand)
 {
 	const struct model_exp *me = &models[p->model];
-	const char *mn = ib_method_name((enum rp_method)p->method);
-	struct ib_ns dd, fs;
-	rp_fn fn = rp_method_fn((enum rp_method)p->method, me->sp);
+	const char *mn = init_method_name((enum replay_method)p->method);
+	struct init_ns dd, fs;
+	replay_fn fn = replay_method_fn((enum replay_method)p->method, me->sp);
 	uint64_t head, pb;
 
 	if (!fn) {
@@ -195,7 +195,7 @@ ParameterizedTest(struct oparam *p, oracle, by_hand)
 	}
 	cr_expect_eq(pageblock_nibble(&dd, head), 1, "kernel %s %s: head's pageblock not MOVABLE",
 		     me->kernel, mn);
-	ib_storage_close(&dd);
+	init_storage_close(&dd);
 
 	open_ns(&fs, me, false);
 	fn(&fs.rp, fs.rp.start_pfn, fs.rp.end_pfn);
@@ -204,5 +204,5 @@ ParameterizedTest(struct oparam *p, oracle, by_hand)
 	check_page(&fs, me, &me->p[5], pb, 0, mn);
 	cr_expect_eq(pageblock_nibble(&fs, pb), 1, "kernel %s %s: pageblock of pfn %#lx not MOVABLE",
 		     me->kernel, mn, (unsigned long)pb);
-	ib_storage_close(&fs);
+	init_storage_close(&fs);
 }

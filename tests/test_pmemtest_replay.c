@@ -13,7 +13,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "../pmemtest/init_bench.h"
+#include "../pmemtest/init/init.h"
 
 struct shape {
 	const char *name;
@@ -30,59 +30,59 @@ static const struct shape shapes[] = {
 	{ "devdax 1G map=dev",      true,  true,  2ULL << 30,  1ULL << 30 },
 };
 
-struct rp_param {
+struct replay_param {
 	int shape;
 	unsigned int sp;
 	int k;		/* index in kernels[]: parameters cross an exec, pointers do not */
 };
 
-static const struct rp_kernel *const kernels[] = { &rp_kernel_2026, &rp_kernel_6_1 };
+static const struct replay_kernel *const kernels[] = { &replay_kernel_2026, &replay_kernel_6_1 };
 
 static const unsigned int sizes[] = { 56, 64, 80 };
-static const int methods[] = { RP_SLOW, RP_GENERIC, RP_FIXED, RP_WIDE, RP_PMEM2, RP_MEMCPY };
+static const int methods[] = { REPLAY_SLOW, REPLAY_GENERIC, REPLAY_FIXED, REPLAY_WIDE, REPLAY_PMEM2, REPLAY_MEMCPY };
 
 #define NR_SHAPES (sizeof(shapes) / sizeof(shapes[0]))
 #define NR_PARAMS (NR_SHAPES * 3 * 2)
 
 ParameterizedTestParameters(replay, every_byte)
 {
-	static struct rp_param p[NR_PARAMS];
+	static struct replay_param p[NR_PARAMS];
 	size_t n = 0;
 
 	for (size_t k = 0; k < 2; k++)
 		for (size_t s = 0; s < NR_SHAPES; s++)
 			for (size_t z = 0; z < 3; z++) {
-				if (!rp_kernel_has_size(kernels[k], sizes[z]))
+				if (!replay_kernel_has_size(kernels[k], sizes[z]))
 					continue;
 				/* One 1 GiB compound page is 20 MiB of memmap: one size does. */
 				if (shapes[s].align == (1ULL << 30) && sizes[z] != 80)
 					continue;
-				p[n++] = (struct rp_param){ (int)s, sizes[z], (int)k };
+				p[n++] = (struct replay_param){ (int)s, sizes[z], (int)k };
 			}
-	return cr_make_param_array(struct rp_param, p, n);
+	return cr_make_param_array(struct replay_param, p, n);
 }
 
 #define POISON 0xa7
 
 /* One method over the whole namespace, then every struct page checked. */
-static void check_method(struct ib_ns *ns, const struct shape *sh, unsigned int sp, int m)
+static void check_method(struct init_ns *ns, const struct shape *sh, unsigned int sp, int m)
 {
 	unsigned char exp[80];
 	uint64_t pb_set = 0, pb_want = 0;
-	const char *mn = ib_method_name((enum rp_method)m);
-	rp_fn fn = rp_method_fn((enum rp_method)m, sp);
+	const char *mn = init_method_name((enum replay_method)m);
+	replay_fn fn = replay_method_fn((enum replay_method)m, sp);
 
 	if (!fn) {
 		cr_log_info("%s: method %s not usable on this CPU", sh->name, mn);
 		return;
 	}
 	memset(ns->rp.memmap, POISON, ns->memmap_bytes);
-	memset(ns->rp.pageblock, 0, (size_t)(ns->npfns / RP_PAGEBLOCK_NR / 2 + 1));
+	memset(ns->rp.pageblock, 0, (size_t)(ns->npfns / REPLAY_PAGEBLOCK_NR / 2 + 1));
 	fn(&ns->rp, ns->rp.start_pfn, ns->rp.end_pfn);
 
 	for (uint64_t pfn = ns->rp.base_pfn; pfn < ns->rp.base_pfn + ns->npfns; pfn++) {
-		const unsigned char *got = (const unsigned char *)rp_page(&ns->rp, pfn);
-		bool init = rp_expect(&ns->rp, pfn, exp);
+		const unsigned char *got = (const unsigned char *)replay_page(&ns->rp, pfn);
+		bool init = replay_expect(&ns->rp, pfn, exp);
 
 		if (init) {
 			cr_assert(memcmp(got, exp, sp) == 0,
@@ -94,14 +94,14 @@ static void check_method(struct ib_ns *ns, const struct shape *sh, unsigned int 
 					     "%s sp %u %s: pfn %#lx is not initialised but was written",
 					     sh->name, sp, mn, (unsigned long)pfn);
 		}
-		if (!(pfn % RP_PAGEBLOCK_NR)) {
+		if (!(pfn % REPLAY_PAGEBLOCK_NR)) {
 			/* 6.1 marks every pageblock of the range, initialised or not. */
 			if (ns->rp.k->pageblocks_after)
 				init = pfn >= ns->rp.start_pfn && pfn < ns->rp.end_pfn;
 			pb_want += init;
-			pb_set += rp_pageblock_get(&ns->rp, pfn) == RP_MIGRATE_MOVABLE;
+			pb_set += replay_pageblock_get(&ns->rp, pfn) == REPLAY_MIGRATE_MOVABLE;
 			if (!init)
-				cr_assert_eq(rp_pageblock_get(&ns->rp, pfn), 0,
+				cr_assert_eq(replay_pageblock_get(&ns->rp, pfn), 0,
 					     "%s: pageblock of uninitialised pfn %#lx set", mn,
 					     (unsigned long)pfn);
 		}
@@ -111,10 +111,10 @@ static void check_method(struct ib_ns *ns, const struct shape *sh, unsigned int 
 	cr_assert_gt(pb_want, 0);
 }
 
-ParameterizedTest(struct rp_param *p, replay, every_byte)
+ParameterizedTest(struct replay_param *p, replay, every_byte)
 {
 	const struct shape *sh = &shapes[p->shape];
-	struct ib_ns ns;
+	struct init_ns ns;
 
 	memset(&ns, 0, sizeof(ns));
 	ns.fd = ns.map_fd = -1;
@@ -125,24 +125,24 @@ ParameterizedTest(struct rp_param *p, replay, every_byte)
 	ns.align = sh->align;
 	ns.sp = p->sp;
 	ns.kernel = kernels[p->k];
-	cr_assert_eq(ib_geometry(&ns), 0, "%s: geometry", sh->name);
-	cr_assert_eq(ib_storage_open(&ns, true), 0, "%s: storage", sh->name);
+	cr_assert_eq(init_geometry(&ns), 0, "%s: geometry", sh->name);
+	cr_assert_eq(init_storage_open(&ns, true), 0, "%s: storage", sh->name);
 	for (size_t m = 0; m < sizeof(methods) / sizeof(methods[0]); m++)
 		check_method(&ns, sh, p->sp, methods[m]);
-	ib_storage_close(&ns);
+	init_storage_close(&ns);
 }
 
 /* The geometry the kernel's rules give, for the seed's 100 GiB namespaces. */
 Test(replay, seed_geometry)
 {
-	struct ib_ns ns;
+	struct init_ns ns;
 
 	memset(&ns, 0, sizeof(ns));
 	ns.size = 100ULL << 30;
 	ns.align = 2ULL << 20;
 	ns.sp = 64;
 	ns.altmap = true;
-	cr_assert_eq(ib_geometry(&ns), 0);
+	cr_assert_eq(init_geometry(&ns), 0);
 	/*
 	 * nd_pfn_init(): 8 KiB info block + 64 B per pfn after it, rounded up
 	 * to 2 MiB: 1602 MiB = 410112 pfns before the data.
@@ -152,17 +152,17 @@ Test(replay, seed_geometry)
 	cr_assert_eq(ns.pfns_init, 26214400 - 410112);
 	/* The rig's 4 GiB namespaces: the info block says dataoff 0x4200000. */
 	ns.size = 4ULL << 30;
-	cr_assert_eq(ib_geometry(&ns), 0);
+	cr_assert_eq(init_geometry(&ns), 0);
 	cr_assert_eq((ns.rp.start_pfn - ns.rp.base_pfn) << 12, 0x4200000);
 	ns.size = 100ULL << 30;
 	ns.devdax = true;
 	ns.altmap = false;
-	cr_assert_eq(ib_geometry(&ns), 0);
+	cr_assert_eq(init_geometry(&ns), 0);
 	cr_assert(ns.vmemmap_opt);
 	cr_assert_eq(ns.rp.compound_nr, 128);
 	cr_assert_eq(ns.pfns_init, 26214400 / 512 * 128);
 	ns.sp = 80;
-	cr_assert_eq(ib_geometry(&ns), 0);
+	cr_assert_eq(init_geometry(&ns), 0);
 	cr_assert(!ns.vmemmap_opt, "80-byte struct pages are not a power of two");
 	cr_assert_eq(ns.rp.compound_nr, 512);
 }
@@ -176,7 +176,7 @@ Test(replay, seed_geometry)
  */
 Test(replay, devdax_data_area)
 {
-	struct ib_ns ns;
+	struct init_ns ns;
 
 	memset(&ns, 0, sizeof(ns));
 	ns.size = 4030ULL << 20;
@@ -185,7 +185,7 @@ Test(replay, devdax_data_area)
 	ns.devdax = true;
 	ns.altmap = true;
 	ns.data_only = true;
-	cr_assert_eq(ib_geometry(&ns), 0);
+	cr_assert_eq(init_geometry(&ns), 0);
 	cr_assert_eq(ns.pfns_init, 1031680);
 	cr_assert_eq(ns.rp.start_pfn, ns.rp.base_pfn);
 	cr_assert_eq(ns.rp.end_pfn - ns.rp.start_pfn, 1031680);
@@ -197,7 +197,7 @@ Test(replay, devdax_data_area)
 	ns.devdax = false;
 	ns.align = 4096;
 	ns.size = 3968ULL << 20;
-	cr_assert_eq(ib_geometry(&ns), 0);
+	cr_assert_eq(init_geometry(&ns), 0);
 	cr_assert_eq(ns.pfns_init, 3968ULL << 8);
 	cr_assert_eq(ns.rp.ppc, 1);
 	/* A device whose kernel memmap is in RAM (map=mem): compound pages optimised. */
@@ -205,7 +205,7 @@ Test(replay, devdax_data_area)
 	ns.align = 2ULL << 20;
 	ns.altmap = false;
 	ns.size = 4030ULL << 20;
-	cr_assert_eq(ib_geometry(&ns), 0);
+	cr_assert_eq(init_geometry(&ns), 0);
 	cr_assert(ns.vmemmap_opt);
 	cr_assert_eq(ns.pfns_init, 1031680 / 512 * 128);
 }

@@ -27,7 +27,7 @@ flat() {
 
 # verdict FILE METHOD: that method's "verified" (true, false or null).
 verdict() {
-	flat "$1" | grep -o "\"method\":\"$2\",\"nt\":[a-z]*,\"verified\":[a-z]*" |
+	flat "$1" | grep -o "\"contender\":\"$2\",\"class\":\"[a-z]*\",\"nt\":[a-z]*,\"verified\":[a-z]*" |
 		sed 's/.*"verified"://'
 }
 
@@ -61,7 +61,7 @@ else
 		[ "$v" = true ] || bad="$bad $m=$v"
 	done
 	[ "$(verdict "$T/out" roof | sort -u)" = null ] || bad="$bad roof=$(verdict "$T/out" roof)"
-	[ "$(flat "$T/out" | grep -o '"verified":true,"methods"' | wc -l)" -eq 2 ] ||
+	[ "$(flat "$T/out" | grep -o '"verified":true,"kernel"' | wc -l)" -eq 2 ] ||
 		bad="$bad namespace-verdicts"
 	if [ -n "$bad" ]; then
 		fail "without the hook:$bad: $(head -c 600 "$T/out")"
@@ -97,7 +97,7 @@ corrupt_one() {
 		fail "$what: no 'verification failed for $m' line: $(cat "$T/err")"
 	elif [ "$(verdict "$T/out" $m)" != false ]; then
 		fail "$what: JSON says verified=$(verdict "$T/out" $m) for the corrupted method"
-	elif ! flat "$T/out" | grep -q '"verified":false,"methods"'; then
+	elif ! flat "$T/out" | grep -q '"verified":false,"kernel"'; then
 		fail "$what: the namespace is not marked unverified: $(head -c 600 "$T/out")"
 	else
 		others=ok

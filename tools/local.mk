@@ -1,5 +1,5 @@
 # tools
-EXTRA_DIST += tools/plot.gp tools/quickstart.sh
+EXTRA_DIST += tools/quickstart.sh
 
 # The QEMU NVDIMM rig (tools/vm/README.md): `make check-vm` boots the
 # installed Debian kernel with emulated devdax and fsdax namespaces and runs

@@ -18,7 +18,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 packages="build-essential autoconf automake libtool pkg-config libpmem2-dev
-	libdaxctl-dev libndctl-dev libcriterion-dev libjson-c-dev libcapstone-dev clang mandoc groff-base"
+	libdaxctl-dev libndctl-dev libcriterion-dev libjson-c-dev libcapstone-dev clang mandoc
+	groff-base jq gnuplot-nox"
 missing=
 for p in $packages; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||

@@ -15,7 +15,7 @@
 #   KFLUSH_VM_REBINDS   namespace rebinds / replay repeats for check 6 (default 10)
 #   KFLUSH_VM_OLD_CPU   QEMU CPU model of the second boot (default Nehalem)
 #   KFLUSH_VM_PHASES    which boots to run (default "main oldcpu")
-#   KFLUSH_VM_TIMEOUT   seconds for both boots together (default 900)
+#   KFLUSH_VM_TIMEOUT   seconds for both boots together (default 1200)
 #   KFLUSH_VM_KERNEL    a /boot/vmlinuz-VERSION to boot (default: newest with modules)
 #   KFLUSH_VM_NO_INSTALL=1   never apt-get install missing packages
 #   KFLUSH_VM_KEEP=1    keep the temporary directory
@@ -39,7 +39,7 @@ ns_gib=${KFLUSH_VM_NS_GIB:-4}
 rebinds=${KFLUSH_VM_REBINDS:-10}
 old_cpu=${KFLUSH_VM_OLD_CPU:-Nehalem}
 phases=${KFLUSH_VM_PHASES:-main oldcpu}
-budget=${KFLUSH_VM_TIMEOUT:-900}
+budget=${KFLUSH_VM_TIMEOUT:-1200}
 want_accel=${KFLUSH_VM_ACCEL:-auto}
 accel=$want_accel
 start=$(date +%s)
@@ -163,7 +163,7 @@ boot() {
 	phase=$1
 	log=$work/$phase.log
 	left=$((budget - ($(date +%s) - start)))
-	[ "$phase" = main ] && case "$phases" in *oldcpu*) left=$((left - 240)) ;; esac
+	[ "$phase" = main ] && case "$phases" in *oldcpu*) left=$((left - 360)) ;; esac
 	if [ "$left" -lt 60 ]; then
 		say "FAIL: no time left for the $phase boot"
 		return 1

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared by copy-bench and clear-bench: the buffers (one memfd mapped
+ * through libpmem2, so PMDK and libkflush write the same memory), the
+ * tables of calls a sample makes, and the result set with its three
+ * outputs (human table, CSV, JSON).
+ */
+#ifndef PMEMTEST_BENCH_H
+#define PMEMTEST_BENCH_H
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+#include <libpmem2.h>
+
+#include "../pmemtest.h"
+#include "../common/roof.h"
+#include "../common/stats.h"
+
+/* What a contender is, for the ratio columns. */
+enum bench_class {
+	BENCH_KFLUSH,	/* a libkflush variant or entry point */
+	BENCH_PEER,	/* PMDK or glibc: what we compare against */
+	BENCH_ROOF,	/* the machine's limit, same data, same run */
+	BENCH_REF,	/* shown for reference, not a peer */
+};
+
+/* Destination: a memfd mapped by libpmem2; source: anonymous memory. */
+struct bench_bufs {
+	char *dst, *src;
+	size_t len;			/* of each */
+	int fd;
+	struct pmem2_source *psrc;
+	struct pmem2_map *map;		/* NULL if libpmem2 could not map */
+	pmem2_memcpy_fn pmem_memcpy;
+	pmem2_memset_fn pmem_memset;
+	pmem2_drain_fn pmem_drain;
+	const char *granularity;	/* as libpmem2 reports it */
+	size_t cold_cursor;		/* next cold offset, see bench_cold() */
+};
+
+int bench_bufs_open(struct bench_bufs *b, size_t len);
+/* Before anything is mapped: 0, or -1 with one line when @len cannot fit in memory. */
+int bench_check_buffer(const char *cmd, size_t len);
+void bench_bufs_close(struct bench_bufs *b);
+
+/* Bytes never zero, so no roof or contender is flattered by zero lines. */
+void bench_fill(void *p, size_t n, uint64_t seed);
+
+/*
+ * Hand out the next cold window of @span bytes (same offset in dst and
+ * src), walking the buffers so that a window is reused only after the whole
+ * buffer was: nothing of it is still cached. The top BENCH_HOT_SPAN bytes
+ * are kept for hot samples.
+ */
+#define BENCH_HOT_SPAN (4u << 20)
+size_t bench_cold(struct bench_bufs *b, size_t span);
+size_t bench_hot_base(const struct bench_bufs *b);
+
+/*
+ * The calls one sample makes: destination and source offsets from a base
+ * and the size of each. The same table serves every contender and round.
+ */
+struct bench_calls {
+	size_t n;
+	size_t *len, *doff, *soff;
+	size_t bytes;	/* sum of len */
+	size_t span;	/* bytes of buffer from the base that calls touch */
+};
+
+enum bench_layout {
+	BENCH_FIXED,	/* every call exactly size bytes, line-aligned */
+	BENCH_RANDOM,	/* sizes within +-25 % of size, offsets 0..63 */
+	BENCH_MIX,	/* sizes log-uniform in [lo, size], offsets 0..63 */
+};
+
+/* @budget: bytes one sample aims to move; hot: stay within @hot_span. */
+int bench_calls_make(struct bench_calls *c, enum bench_layout layout, size_t size,
+		     size_t lo, size_t budget, size_t max_calls, bool hot, size_t hot_span,
+		     uint64_t *rng);
+void bench_calls_free(struct bench_calls *c);
+
+uint64_t bench_rand(uint64_t *state);
+
+/*
+ * The benchmarks' clock: CLOCK_MONOTONIC by default, as init-bench's; with
+ * --clock cpu this thread's CPU time, so time spent descheduled (a shared
+ * machine) is not charged to whoever was running; memory stalls still count.
+ */
+uint64_t bench_now(void);
+void bench_use_wall_clock(bool wall);
+const char *bench_clock_name(void);
+/* "wall" or "cpu", as --clock and the JSON say it. */
+const char *bench_clock_short(void);
+
+/*
+ * The options copy-bench and clear-bench share: -r/--repeat (alias
+ * --rounds), -b/--buffer, --cache (hot, cold or both; bit 1 hot, bit 2
+ * cold; no short form: -c is the global --csv), --clock and
+ * -o/--only. bench_common_opt() takes one getopt result: 1 when it was a
+ * shared option (stored through o), 0 when it is the command's own, -1
+ * after a one-line error naming cmd.
+ */
+struct bench_common {
+	unsigned int *rounds;
+	size_t *buffer;
+	unsigned int *cache;
+	const char **only;
+};
+
+#define BENCH_COMMON_SHORTOPTS "r:b:o:"
+#define BENCH_COMMON_LONGOPTS						\
+	{ "repeat", required_argument, NULL, 'r' },			\
+	{ "rounds", required_argument, NULL, 'r' },			\
+	{ "buffer", required_argument, NULL, 'b' },			\
+	{ "cache", required_argument, NULL, 'c' },			\
+	{ "clock", required_argument, NULL, 'C' },			\
+	{ "only", required_argument, NULL, 'o' }
+
+int bench_common_opt(const char *cmd, int c, const char *arg, const struct bench_common *o);
+/* After getopt: 0, or -1 with an error when operands are left over. */
+int bench_no_operands(const char *cmd, int argc, char **argv);
+
+/* Sizes: "4K", "2M", "1G", plain bytes; and comma-separated lists. */
+int bench_parse_size(const char *s, size_t *out);
+int bench_parse_sizes(const char *s, size_t **out, size_t *n);
+void bench_log_sizes(size_t lo, size_t hi, const size_t *extra, size_t nextra,
+		     size_t **out, size_t *n);
+
+/* The result set. */
+struct bench_res;
+
+struct bench_res *bench_res_new(const char *bench, unsigned int rounds);
+void bench_res_free(struct bench_res *r);
+int bench_res_group(struct bench_res *r, const char *mode, const char *cache,
+		    const char *layout);
+int bench_res_contender(struct bench_res *r, const char *name, enum bench_class cls);
+void bench_res_add(struct bench_res *r, int group, int contender, size_t size,
+		   unsigned int round, uint64_t calls, uint64_t bytes, uint64_t ns);
+/* Median ns per call of one cell, or 0 if it has no samples. */
+double bench_res_median(struct bench_res *r, int group, int contender, size_t size);
+double bench_res_median_gbps(struct bench_res *r, int group, int contender, size_t size);
+void bench_res_note(struct bench_res *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* --list: the contenders registered so far, one per line with their class. */
+void bench_res_list(const struct bench_res *r, FILE *f);
+/* The command's options for --json's "options" (taken over). */
+void bench_res_options(struct bench_res *r, json_object *options);
+/* Print per the global options; returns an exit code. */
+int bench_res_print(struct bench_res *r, const struct pmemtest_global *g);
+/*
+ * The end of a run: bench_res_print(), or after Ctrl-C what was measured so
+ * far, noted as such, and PROGRESS_EXIT_INTERRUPTED (130).
+ */
+int bench_finish(struct bench_res *r, const struct pmemtest_global *g, const char *cmd);
+
+void bench_cpu_model(char *buf, size_t len);
+/* --only: whether @name contains one of the comma-separated tokens. */
+bool bench_selected(const char *only, const char *name);
+/* The notes every run starts with: DRAM stands in for pmem, the CPU. */
+void bench_header(struct bench_res *r, const struct bench_bufs *b, unsigned int rounds);
+
+/* Keep the compiler from merging or dropping stores across calls. */
+#define bench_barrier() __asm__ __volatile__("" : : : "memory")
+
+#endif /* PMEMTEST_BENCH_H */

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * copy-bench's parts. Data flows one way: copy.c (options, the mode table,
+ * the report) runs each mode; a mode (copy_struct_page.c, copy_bulk.c,
+ * copy_strings.c) registers its contenders and sizes and calls the engine
+ * (copy_run.c), which times them into the result set. Nothing calls back up.
+ */
+#ifndef PMEMTEST_BENCH_COPY_H
+#define PMEMTEST_BENCH_COPY_H
+
+#include "kflush.h"
+#include "bench.h"
+#include "../common/progress.h"
+
+#define BENCH_HOT	1u
+#define BENCH_COLD	2u
+
+/* How a contender is called; each kind has its own loop, no wrapper. */
+enum copy_kind {
+	CALL_FLUSHCACHE,	/* a kflush_memcpy_flushcache_fn, drain at the end */
+	CALL_CONST,	/* inline memcpy_flushcache() with a constant size */
+	CALL_GENERIC,	/* kflush_memcpy_flushcache() with a non-constant size */
+	CALL_PMEM,	/* pmem2 memcpy_fn with flags, pmem2 drain at the end */
+	CALL_GLIBC_FLUSH,	/* memcpy + kflush_flush per call, drain at the end */
+	CALL_GLIBC,	/* memcpy, nothing else: not durable */
+	CALL_MEMCPY,	/* a kflush_memcpy_fn */
+	CALL_COPY_SAFE,	/* a kflush_copy_safe_fn */
+	CALL_REP_MOVSB,	/* plain rep movsb, for the seed 000 threshold */
+	CALL_ROOF_COPY,	/* roof_nt_copy() */
+	CALL_ROOF_FILL,	/* roof_nt_fill_timed() */
+	CALL_WIDE_FILL,	/* roof_nt_fill_wide(), for reference */
+};
+
+#define COPY_MAX_CONTENDERS 24
+
+struct copy_contender {
+	char name[64];
+	enum bench_class cls;
+	enum copy_kind kind;
+	kflush_fn fn;
+	unsigned int flags;	/* PMEM2_F_MEM_* for CALL_PMEM */
+	int id;			/* in the result set */
+};
+
+struct copy_opts {
+	unsigned int rounds, modes, cache, layouts;
+	size_t buffer, max_size, max_calls, hot_max, sp_span;
+	size_t *sizes, nsizes;
+	size_t *sp, nsp;
+	uint64_t seed;
+	const char *only;	/* --only, or NULL */
+	bool list;		/* --list */
+};
+
+/*
+ * One run. With @plan set, the modes register and size everything but time
+ * nothing: @planned sums the cost of every sample (copy_sample_cost()), and
+ * @planned_measured counts the samples of contenders that are not roofs.
+ */
+struct copy_run {
+	struct copy_opts o;
+	struct bench_bufs b;
+	struct bench_res *res;
+	uint64_t rng;
+	bool plan;
+	uint64_t planned, planned_measured;
+	struct progress prog;
+};
+
+/*
+ * Whether PMDK's contenders run: libpmem2 mapped the buffer. The plan runs
+ * before anything is mapped and counts on it; a run without them then has
+ * fewer samples than planned, nothing worse.
+ */
+static inline bool copy_has_pmdk(const struct copy_run *x)
+{
+	return x->plan || x->b.map;
+}
+
+/* What a sample costs, for the ETA: its bytes, and a line's worth per call. */
+static inline uint64_t copy_sample_cost(uint64_t calls, uint64_t bytes)
+{
+	return bytes + 64 * calls;
+}
+
+/*
+ * The bookkeeping of one sample of @k: planned, or progress once timed.
+ * Returns false when the run is to stop (Ctrl-C).
+ */
+bool copy_account(struct copy_run *x, const struct copy_contender *k, uint64_t calls,
+		  uint64_t bytes);
+
+/*
+ * The engine (copy_run.c). copy_add() registers one contender into @v
+ * (skipped when --only leaves it out; roofs always run), copy_add_variants()
+ * every usable registry variant of @op.
+ */
+void copy_add(struct copy_run *x, struct copy_contender *v, size_t *n, const char *name,
+	      enum bench_class cls, enum copy_kind kind, kflush_fn fn, unsigned int flags);
+void copy_add_variants(struct copy_run *x, struct copy_contender *v, size_t *n, enum kflush_op op,
+		       enum copy_kind kind);
+/* One group (@mode, hot or cold, @layout) over @sizes: its index, or -1. */
+int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_layout layout,
+		   const size_t *sizes, size_t nsizes, size_t lo, size_t budget,
+		   const struct copy_contender *v, size_t nv);
+/* Every cache state and layout the options ask for; the hot fixed group in *hot_fixed. */
+int copy_run_layouts(struct copy_run *x, const char *mode, const size_t *sizes, size_t nsizes,
+		     size_t mix_lo, size_t mix_hi, size_t budget, const struct copy_contender *v,
+		     size_t nv, int *hot_fixed);
+/* The sizes a mode sweeps: --sizes within [lo, hi], else log-spaced. */
+void copy_mode_sizes(const struct copy_run *x, size_t lo, size_t hi, const size_t *extra,
+		     size_t nextra, size_t **out, size_t *n);
+extern const char *const copy_layout_names[3];
+
+/* A mode: what --mode names, one line for the help, and its run. */
+struct copy_mode {
+	const char *name;
+	const char *summary;
+	int (*run)(struct copy_run *x);
+};
+
+extern const struct copy_mode copy_mode_struct_page, copy_mode_bulk, copy_mode_sweep,
+	copy_mode_memcpy, copy_mode_copy_safe;
+
+/* --struct-page sizes the struct-page mode can run: 0, or -1. */
+int copy_check_struct_page(const struct copy_opts *o);
+
+#endif /* PMEMTEST_BENCH_COPY_H */

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+/*
+ * copy-bench, bulk and sweep modes: memcpy_flushcache variants against PMDK,
+ * glibc memcpy + flush and the NT-copy roof, and the issues' bulk targets
+ * computed from the medians.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kflush.h"
+#include "copy.h"
+
+static const size_t small_extra[] = { 4, 8, 16, 32, 48, 64, 80, 96 };
+
+/* Notes on the issues' targets, computed from the medians. */
+static void bulk_targets(struct copy_run *x, int g, const struct copy_contender *v, size_t nv,
+		     const size_t *sizes, size_t nsizes)
+{
+	const struct copy_contender *bound = NULL;
+	double worst_peer = 1e9, worst_roof = 1e9;
+	size_t at_peer = 0, at_roof = 0;
+
+	for (size_t i = 0; i < nv; i++)
+		if (v[i].kind == CALL_FLUSHCACHE && strstr(v[i].name, "(bound)"))
+			bound = &v[i];
+	if (!bound)
+		return;
+	for (size_t s = 0; s < nsizes; s++) {
+		double me = bench_res_median_gbps(x->res, g, bound->id, sizes[s]), peer = 0, roof = 0;
+
+		for (size_t i = 0; i < nv; i++) {
+			double gb = bench_res_median_gbps(x->res, g, v[i].id, sizes[s]);
+
+			if (v[i].cls == BENCH_PEER && gb > peer)
+				peer = gb;
+			if (v[i].cls == BENCH_ROOF)
+				roof = gb;
+		}
+		if (!me)
+			continue;
+		if (peer && me / peer < worst_peer) {
+			worst_peer = me / peer;
+			at_peer = sizes[s];
+		}
+		if (roof && me / roof < worst_roof) {
+			worst_roof = me / roof;
+			at_roof = sizes[s];
+		}
+	}
+	if (at_peer)
+		bench_res_note(x->res, "target bulk: %s >= best PMDK at every size: worst %.2fx at %zu B (%s)",
+			       bound->name, worst_peer, at_peer, worst_peer >= 1 ? "met" : "NOT met");
+	if (at_roof)
+		bench_res_note(x->res, "target bulk: %s >= 0.9x roof: worst %.2fx at %zu B (%s)",
+			       bound->name, worst_roof, at_roof, worst_roof >= 0.9 ? "met" : "NOT met");
+}
+
+static int do_bulk(struct copy_run *x, bool sweep)
+{
+	struct copy_contender v[COPY_MAX_CONTENDERS];
+	size_t nv = 0, *sizes, nsizes;
+	char roof[64];
+	int ret;
+
+	copy_add_variants(x, v, &nv, KFLUSH_OP_MEMCPY_FLUSHCACHE, CALL_FLUSHCACHE);
+	if (copy_has_pmdk(x)) {
+		copy_add(x, v, &nv, "pmdk:memcpy_nt", BENCH_PEER, CALL_PMEM, NULL,
+		       PMEM2_F_MEM_NONTEMPORAL | PMEM2_F_MEM_NODRAIN);
+		copy_add(x, v, &nv, "pmdk:memcpy", BENCH_PEER, CALL_PMEM, NULL, PMEM2_F_MEM_NODRAIN);
+	}
+	if (sweep)
+		copy_add(x, v, &nv, "glibc:memcpy+flush", BENCH_PEER, CALL_GLIBC_FLUSH, NULL, 0);
+	snprintf(roof, sizeof(roof), "roof:nt_copy(%s)", roof_nt_copy_name());
+	copy_add(x, v, &nv, roof, BENCH_ROOF, CALL_ROOF_COPY, NULL, 0);
+	if (sweep) {
+		copy_mode_sizes(x, 1, 256u << 20, small_extra, 8, &sizes, &nsizes);
+		ret = copy_run_layouts(x, "sweep", sizes, nsizes, 1, 4096, 8u << 20, v, nv, NULL);
+	} else {
+		unsigned int save = x->o.layouts, cache = x->o.cache;
+		int g;
+
+		copy_mode_sizes(x, 1u << 20, 256u << 20, NULL, 0, &sizes, &nsizes);
+		/* Powers of two only: the 1 MiB .. 256 MiB ladder. */
+		if (!x->o.sizes) {
+			size_t k = 0;
+
+			for (size_t i = 0; i < nsizes; i++)
+				if (!(sizes[i] & (sizes[i] - 1)))
+					sizes[k++] = sizes[i];
+			nsizes = k;
+		}
+		x->o.layouts = 1u << BENCH_FIXED;
+		x->o.cache = BENCH_COLD;
+		g = copy_run_group(x, "bulk", false, BENCH_FIXED, sizes, nsizes, 0, 64u << 20, v, nv);
+		x->o.layouts = save;
+		x->o.cache = cache;
+		ret = g < 0 ? -1 : 0;
+		if (!ret)
+			bulk_targets(x, g, v, nv, sizes, nsizes);
+	}
+	free(sizes);
+	return ret;
+}
+
+static int bulk_run(struct copy_run *x)
+{
+	return do_bulk(x, false);
+}
+
+static int sweep_run(struct copy_run *x)
+{
+	return do_bulk(x, true);
+}
+
+const struct copy_mode copy_mode_bulk = {
+	"bulk", "1 MiB..256 MiB cold copies: memcpy_flushcache variants vs PMDK vs the NT-copy roof",
+	bulk_run,
+};
+
+const struct copy_mode copy_mode_sweep = {
+	"sweep", "1 B..256 MiB: memcpy_flushcache variants vs PMDK vs glibc memcpy + flush vs roof",
+	sweep_run,
+};

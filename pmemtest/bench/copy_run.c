@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: MIT
+/*
+ * copy-bench's engine: the contender table modes register into, and the
+ * interleaved rounds that time them (A B C A B C ..., the start rotating)
+ * into the result set. It knows contenders and layouts, never the modes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kflush.h"
+#include "copy.h"
+
+const char *const copy_layout_names[3] = {
+	[BENCH_FIXED] = "fixed", [BENCH_RANDOM] = "random", [BENCH_MIX] = "mix",
+};
+
+void copy_add(struct copy_run *x, struct copy_contender *v, size_t *n, const char *name,
+	    enum bench_class cls, enum copy_kind kind, kflush_fn fn, unsigned int flags)
+{
+	struct copy_contender *k;
+
+	/* Roofs always run: every ratio needs them. */
+	if (*n == COPY_MAX_CONTENDERS || (cls != BENCH_ROOF && !bench_selected(x->o.only, name)))
+		return;
+	k = &v[(*n)++];
+
+	snprintf(k->name, sizeof(k->name), "%s", name);
+	k->cls = cls;
+	k->kind = kind;
+	k->fn = fn;
+	k->flags = flags;
+	k->id = bench_res_contender(x->res, k->name, cls);
+}
+
+/* Every usable variant of @op, NO_BIND ones included. */
+void copy_add_variants(struct copy_run *x, struct copy_contender *v, size_t *n, enum kflush_op op,
+		     enum copy_kind kind)
+{
+	for (int i = 0; i < kflush_variant_count(op) && *n < COPY_MAX_CONTENDERS - 4; i++) {
+		kflush_fn fn = kflush_variant_fn(op, (unsigned int)i);
+		char name[64];
+
+		if (!fn)
+			continue;
+		snprintf(name, sizeof(name), "%s:%s%s", kflush_op_name(op),
+			 kflush_variant_name(op, (unsigned int)i),
+			 kflush_variant_bound(op) == i ? "(bound)" : "");
+		copy_add(x, v, n, name, BENCH_KFLUSH, kind, fn, 0);
+	}
+}
+
+static void rep_movsb(void *d, const void *s, size_t n)
+{
+	__asm__ __volatile__("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+}
+
+/* One timed batch: every call of the table, then the drain the kind owes. */
+static uint64_t run_calls(const struct copy_run *x, const struct copy_contender *k,
+			  const struct bench_calls *t, char *d, const char *s)
+{
+	const size_t *len = t->len, *doff = t->doff, *soff = t->soff;
+	size_t n = t->n, left = 0;
+	uint64_t t0 = bench_now(), t1;
+
+	switch (k->kind) {
+	case CALL_FLUSHCACHE: {
+		kflush_memcpy_flushcache_fn f = (kflush_memcpy_flushcache_fn)k->fn;
+
+		for (size_t i = 0; i < n; i++)
+			f(d + doff[i], s + soff[i], len[i]);
+		kflush_drain();
+		break;
+	}
+	case CALL_PMEM: {
+		pmem2_memcpy_fn f = x->b.pmem_memcpy;
+
+		for (size_t i = 0; i < n; i++)
+			f(d + doff[i], s + soff[i], len[i], k->flags);
+		x->b.pmem_drain();
+		break;
+	}
+	case CALL_GLIBC_FLUSH:
+		for (size_t i = 0; i < n; i++) {
+			memcpy(d + doff[i], s + soff[i], len[i]);
+			kflush_flush(d + doff[i], len[i]);
+		}
+		kflush_drain();
+		break;
+	case CALL_GLIBC:
+		for (size_t i = 0; i < n; i++) {
+			memcpy(d + doff[i], s + soff[i], len[i]);
+			bench_barrier();
+		}
+		break;
+	case CALL_MEMCPY: {
+		kflush_memcpy_fn f = (kflush_memcpy_fn)k->fn;
+
+		for (size_t i = 0; i < n; i++) {
+			f(d + doff[i], s + soff[i], len[i]);
+			bench_barrier();
+		}
+		break;
+	}
+	case CALL_COPY_SAFE: {
+		kflush_copy_safe_fn f = (kflush_copy_safe_fn)k->fn;
+
+		for (size_t i = 0; i < n; i++)
+			left += f(d + doff[i], s + soff[i], len[i]);
+		break;
+	}
+	case CALL_REP_MOVSB:
+		for (size_t i = 0; i < n; i++)
+			rep_movsb(d + doff[i], s + soff[i], len[i]);
+		break;
+	case CALL_ROOF_COPY:
+		for (size_t i = 0; i < n; i++)
+			roof_nt_copy(d + doff[i], s + soff[i], len[i]);
+		__asm__ __volatile__("sfence" : : : "memory");
+		break;
+	case CALL_CONST:
+	case CALL_GENERIC:
+	case CALL_ROOF_FILL:
+	case CALL_WIDE_FILL:
+		break;
+	}
+	t1 = bench_now();
+	if (left)
+		fprintf(stderr, "pmemtest: %s left %zu bytes uncopied without a fault\n",
+			k->name, left);
+	return t1 - t0;
+}
+
+/* Read the hot window so both sides start in the cache, clean. */
+static void warm(const char *p, size_t span)
+{
+	volatile char sink = 0;
+
+	for (size_t i = 0; i < span; i += 64)
+		sink ^= p[i];
+	(void)sink;
+}
+
+static bool applies(const struct copy_contender *k, enum bench_layout layout, size_t size)
+{
+	/* The roof streams whole aligned lines: it is defined for those only. */
+	if (k->kind == CALL_ROOF_COPY)
+		return layout == BENCH_FIXED && size >= 64 && size % 64 == 0;
+	return true;
+}
+
+/* One group: for each size, rounds of A B C ..., the start rotating. */
+bool copy_account(struct copy_run *x, const struct copy_contender *k, uint64_t calls,
+		  uint64_t bytes)
+{
+	if (x->plan) {
+		x->planned += copy_sample_cost(calls, bytes);
+		x->planned_measured += k->cls != BENCH_ROOF;
+	} else {
+		progress_add(&x->prog, copy_sample_cost(calls, bytes));
+	}
+	return !progress_interrupted();
+}
+
+int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_layout layout,
+		     const size_t *sizes, size_t nsizes, size_t lo, size_t budget,
+		     const struct copy_contender *v, size_t nv)
+{
+	int g = bench_res_group(x->res, mode, hot ? "hot" : "cold",
+				copy_layout_names[layout]);
+
+	if (budget > x->b.len)
+		budget = x->b.len;
+
+	for (size_t si = 0; si < nsizes; si++) {
+		size_t size = sizes[si], hot_span = size * 2 > (256u << 10) ? size * 2 : (256u << 10);
+		struct bench_calls t;
+
+		if (hot && (hot_span > BENCH_HOT_SPAN || size > x->o.hot_max))
+			continue;
+		if (bench_calls_make(&t, layout, size, lo, budget, x->o.max_calls, hot,
+				     hot_span, &x->rng) < 0)
+			return -1;
+		if (!hot && t.span > x->b.len) {
+			bench_calls_free(&t);
+			continue;
+		}
+		for (unsigned int r = 0; r < x->o.rounds; r++) {
+			for (size_t j = 0; j < nv; j++) {
+				const struct copy_contender *k = &v[(j + r) % nv];
+				size_t off;
+				uint64_t ns;
+
+				if (!applies(k, layout, size))
+					continue;
+				if (x->plan) {
+					copy_account(x, k, t.n, t.bytes);
+					continue;
+				}
+				if (hot) {
+					off = bench_hot_base(&x->b);
+					warm(x->b.dst + off, t.span);
+					warm(x->b.src + off, t.span);
+				} else {
+					off = bench_cold(&x->b, t.span);
+				}
+				ns = run_calls(x, k, &t, x->b.dst + off, x->b.src + off);
+				bench_res_add(x->res, g, k->id, size, r, t.n, t.bytes, ns);
+				if (!copy_account(x, k, t.n, t.bytes)) {
+					bench_calls_free(&t);
+					return g;
+				}
+			}
+		}
+		bench_calls_free(&t);
+	}
+	return g;
+}
+
+int copy_run_layouts(struct copy_run *x, const char *mode, const size_t *sizes, size_t nsizes,
+		       size_t mix_lo, size_t mix_hi, size_t budget, const struct copy_contender *v,
+		       size_t nv, int *hot_fixed)
+{
+	for (int h = 0; h < 2; h++) {
+		bool hot = h == 0;
+
+		if (!(x->o.cache & (hot ? BENCH_HOT : BENCH_COLD)))
+			continue;
+		for (int l = BENCH_FIXED; l <= BENCH_MIX; l++) {
+			int g;
+
+			if (!(x->o.layouts & (1u << l)))
+				continue;
+			if (l == BENCH_MIX)
+				g = mix_hi ? copy_run_group(x, mode, hot, BENCH_MIX, &mix_hi, 1, mix_lo,
+						       budget, v, nv) : 0;
+			else
+				g = copy_run_group(x, mode, hot, (enum bench_layout)l, sizes, nsizes, 0,
+					      budget, v, nv);
+			if (g < 0)
+				return -1;
+			if (hot && l == BENCH_FIXED && hot_fixed)
+				*hot_fixed = g;
+		}
+	}
+	return 0;
+}
+
+/* The sizes a mode sweeps: --sizes, else log-spaced within its range. */
+void copy_mode_sizes(const struct copy_run *x, size_t lo, size_t hi, const size_t *extra,
+		       size_t nextra, size_t **out, size_t *n)
+{
+	size_t *v, k = 0;
+
+	if (x->o.max_size && hi > x->o.max_size)
+		hi = x->o.max_size;
+	if (!x->o.sizes) {
+		bench_log_sizes(lo, hi, extra, nextra, out, n);
+		return;
+	}
+	v = calloc(x->o.nsizes, sizeof(*v));
+	for (size_t i = 0; v && i < x->o.nsizes; i++)
+		if (x->o.sizes[i] >= lo && x->o.sizes[i] <= hi)
+			v[k++] = x->o.sizes[i];
+	*out = v;
+	*n = k;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* pmemtest: error reporting, option parsing and output helpers. */
+#ifndef PMEMTEST_UTIL_H
+#define PMEMTEST_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Set by main() before a command runs: the prefix of every message. */
+extern const char *cli_progname;
+
+/* One-line messages on stderr, prefixed with "pmemtest: ". */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* As cli_err(), followed by ": strerror(errno)". */
+void cli_err_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print an error and exit: 1 for failures, 2 for usage errors. */
+void cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void cli_die_perror(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void cli_die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/*
+ * Flush stdout: 0, or -1 when a write failed (now or before), the first
+ * failure's errno kept for cli_finish_stdout(), which reports it in one line
+ * and gives the exit code to use.
+ */
+int cli_flush_stdout(void);
+int cli_finish_stdout(int rc);
+
+/*
+ * Parse a byte count: decimal digits with an optional K, M, G or T suffix
+ * (powers of 1024; "KiB" style and a trailing "B" accepted). Returns 0, or
+ * -EINVAL for anything unparseable, negative or zero, -ERANGE on overflow.
+ */
+int cli_parse_size(const char *s, uint64_t *out);
+/* Parse a positive integer up to max. */
+int cli_parse_uint(const char *s, unsigned long max, unsigned long *out);
+
+/* "1.56 GiB" style, into buf. */
+const char *cli_fmt_bytes(uint64_t n, char *buf, size_t len);
+
+/* MemAvailable from /proc/meminfo in bytes, or 0 when unknown. */
+uint64_t cli_mem_available(void);
+
+#endif /* PMEMTEST_UTIL_H */

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+/* The envelope of every --json document: see output.h and pmemtest(1). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kflush.h"
+#include "output.h"
+
+void output_set(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+json_object *output_str(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+void output_cpuinfo(const char *key, char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	size_t klen = strlen(key);
+	char line[512];
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, key, klen) || !colon)
+			continue;
+		/* "model" must not match "model name": only tabs may follow the key. */
+		if (strspn(line + klen, "\t ") != (size_t)(colon - line) - klen)
+			continue;
+		colon += 1 + (colon[1] == ' ');
+		colon[strcspn(colon, "\n")] = 0;
+		snprintf(buf, len, "%s", colon);
+		break;
+	}
+	fclose(f);
+}
+
+static json_object *features(uint64_t mask)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned int i = 0; i < KFLUSH_CPU_NR_FEATURES; i++)
+		if (mask & (1ULL << i))
+			json_object_array_add(a, json_object_new_string(
+				kflush_cpu_feature_name(1ULL << i)));
+	return a;
+}
+
+static json_object *cpu(void)
+{
+	json_object *c = json_object_new_object();
+	char buf[256];
+
+	output_cpuinfo("vendor_id", buf, sizeof(buf));
+	output_set(c, "vendor", output_str(buf));
+	output_cpuinfo("model name", buf, sizeof(buf));
+	output_set(c, "model_name", output_str(buf));
+	output_cpuinfo("cpu family", buf, sizeof(buf));
+	output_set(c, "family", json_object_new_int(atoi(buf)));
+	output_cpuinfo("model", buf, sizeof(buf));
+	output_set(c, "model", json_object_new_int(atoi(buf)));
+	output_cpuinfo("stepping", buf, sizeof(buf));
+	output_set(c, "stepping", json_object_new_int(atoi(buf)));
+	output_set(c, "cpus_online", json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
+	/* What libkflush uses (after KFLUSH_HWCAPS), and what the CPU has. */
+	output_set(c, "features", features(kflush_cpu_features()));
+	output_set(c, "features_detected", features(kflush_cpu_features_raw()));
+	return c;
+}
+
+json_object *output_doc_new(const char *command, const char *clock, int dram,
+			    json_object *options)
+{
+	json_object *d = json_object_new_object(), *k = json_object_new_object();
+	char host[256] = "unknown", ts[32];
+	struct utsname u;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gethostname(host, sizeof(host) - 1);
+	host[sizeof(host) - 1] = 0;
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	output_set(d, "schema_version", json_object_new_int(OUTPUT_SCHEMA_VERSION));
+	output_set(d, "command", output_str(command));
+	output_set(d, "pmemtest_version", output_str(PACKAGE_VERSION));
+	/* pmemtest links the libkflush of its own tree. */
+	output_set(d, "libkflush_version", output_str(PACKAGE_VERSION));
+	output_set(d, "timestamp", output_str(ts));
+	output_set(d, "host", output_str(host));
+	output_set(d, "cpu", cpu());
+	if (uname(&u) == 0) {
+		output_set(k, "sysname", output_str(u.sysname));
+		output_set(k, "release", output_str(u.release));
+		output_set(k, "version", output_str(u.version));
+		output_set(k, "machine", output_str(u.machine));
+	}
+	output_set(d, "kernel", k);
+	output_set(d, "clock", output_str(clock));
+	output_set(d, "dram_stands_in_for_pmem", dram < 0 ? NULL : json_object_new_boolean(dram));
+	output_set(d, "options", options ? options : json_object_new_object());
+	output_set(d, "notes", json_object_new_array());
+	return d;
+}
+
+void output_doc_print(json_object *doc)
+{
+	printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(doc);
+}

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: MIT
+/*
+ * init-bench's namespaces: where their geometry comes from, how big the
+ * memmap is, and the memory it is written to (the target itself through
+ * libpmem2, or a memfd through libpmem2 when DRAM stands in for pmem).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <libpmem2.h>
+
+#include "../common/devices.h"
+#include "init.h"
+#include "../common/cli.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+static bool is_devdax_chardev(dev_t rdev)
+{
+	char path[128], link[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/subsystem", major(rdev), minor(rdev));
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	return strcmp(basename(link), "dax") == 0;
+}
+
+/* --dev: the namespace a device or file describes. Errors exit 1. */
+int init_describe_target(const struct pmemtest_global *g, const struct init_opts *o, struct init_ns *ns)
+{
+	const char *path = g->dev;
+	struct stat st;
+	int fd;
+
+	(void)o;
+	memset(ns, 0, sizeof(*ns));
+	ns->fd = -1;
+	ns->map_fd = -1;
+	ns->path = path;
+	snprintf(ns->dev_map, sizeof(ns->dev_map), "?");
+	/*
+	 * The type first: open() of a fifo blocks until a writer comes, and a
+	 * socket or another kind of device is no namespace either way.
+	 */
+	if (stat(path, &st) < 0) {
+		cli_err_errno("%s", path);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		cli_err("%s: is a directory, not a devdax device or a file", path);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+		cli_err("%s: is a %s, not a devdax device or a file", path,
+			S_ISFIFO(st.st_mode) ? "fifo" : "socket");
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		cli_err("%s: is a block device; give its devdax device or a file on its fsdax filesystem",
+		       path);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (S_ISCHR(st.st_mode) && !is_devdax_chardev(st.st_rdev)) {
+		cli_err("%s: character device %u:%u is not a devdax device", path,
+		       major(st.st_rdev), minor(st.st_rdev));
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (!S_ISCHR(st.st_mode) && !S_ISREG(st.st_mode)) {
+		cli_err("%s: not a devdax device or a regular file", path);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	/* O_NONBLOCK: should the path have been swapped for a fifo meanwhile. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		cli_err_errno("%s", path);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (fstat(fd, &st) < 0) {
+		cli_err_errno("%s", path);
+		close(fd);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	ns->fd = fd;
+	snprintf(ns->name, sizeof(ns->name), "%s", path);
+	if (!S_ISCHR(st.st_mode) && !S_ISREG(st.st_mode)) {
+		cli_err("%s: changed while it was opened: not a devdax device or a regular file",
+			path);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (S_ISCHR(st.st_mode)) {
+		struct devices_info d;
+		char real[PATH_MAX];
+
+		if (!is_devdax_chardev(st.st_rdev) || !realpath(path, real) ||
+		    devices_dax_lookup(basename(real), &d) < 0) {
+			cli_err("%s: character device %u:%u is not a devdax device", path,
+			       major(st.st_rdev), minor(st.st_rdev));
+			return PMEMTEST_EXIT_FAIL;
+		}
+		ns->devdax = true;
+		ns->data_only = true;
+		ns->size = ns->target_size = d.size;
+		ns->align = d.align ? d.align : INIT_DEFAULT_ALIGN;
+		snprintf(ns->dev_map, sizeof(ns->dev_map), "%s", d.map);
+		if (!d.ndctl && !g->quiet)
+			fprintf(stderr, "note: %s has no ndctl namespace; geometry from daxctl %s\n",
+				path, d.region);
+		return PMEMTEST_EXIT_OK;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		cli_err("%s: not a devdax device or a regular file", path);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (st.st_size == 0) {
+		cli_err("%s: empty file: too small for a namespace", path);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	/* Whether a file is real DAX is only known once libpmem2 maps it. */
+	ns->size = ns->target_size = (uint64_t)st.st_size;
+	ns->align = INIT_DEFAULT_ALIGN;
+	return PMEMTEST_EXIT_OK;
+}
+
+/* The seed's two namespaces, emulated: nd_pmem (fsdax) and dax_pmem (devdax). */
+int init_embedded(const struct init_opts *o, struct init_ns *ns, int nr)
+{
+	int n = 0;
+
+	for (int devdax = 0; devdax < 2 && n < nr; devdax++) {
+		struct init_ns *x = &ns[n];
+
+		if (o->mode >= 0 && o->mode != devdax)
+			continue;
+		memset(x, 0, sizeof(*x));
+		x->fd = -1;
+		x->map_fd = -1;
+		x->devdax = devdax;
+		snprintf(x->name, sizeof(x->name), "%s", devdax ? "dax_pmem" : "nd_pmem");
+		snprintf(x->dev_map, sizeof(x->dev_map), "dev");
+		x->size = INIT_DEFAULT_SIZE;
+		x->align = INIT_DEFAULT_ALIGN;
+		n++;
+	}
+	return n;
+}
+
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/*
+ * memmap_init_zone_device()'s range. With an altmap the first pfns hold the
+ * info block and the memmap itself and are skipped (vmem_altmap_offset()):
+ * drivers/nvdimm/pfn_devs.c nd_pfn_init() puts the data at
+ * ALIGN(start + SZ_8K + MAX_STRUCT_PAGE_SIZE (64) * npfns, align), npfns
+ * counting the pfns after the 8 KiB info block and align at least
+ * memremap_compat_align() (2 MiB); larger struct pages need
+ * page_struct_override and take their own size. Compound pages cover
+ * whole aligned blocks. Returns 0, or PMEMTEST_EXIT_FAIL with a message.
+ */
+int init_geometry(struct init_ns *ns)
+{
+	uint64_t apfns = ns->align >> REPLAY_PAGE_SHIFT, start = 0, end;
+	unsigned int ppc = 1;
+	struct replay_ns *r = &ns->rp;
+	char b1[32], b2[32];
+
+	ns->npfns = ns->size >> REPLAY_PAGE_SHIFT;
+	ns->memmap_bytes = ns->npfns * ns->sp;
+	if (ns->devdax && apfns > 1)
+		ppc = (unsigned int)apfns;
+	/*
+	 * The altmap's pfns are skipped only where the namespace includes
+	 * them: the embedded namespaces and files. A real devdax device is
+	 * already the data area after the kernel's memmap (data_only).
+	 */
+	if (ns->altmap && !ns->data_only && ns->size > INIT_INFO_BYTES) {
+		uint64_t sb_npfns = (ns->size - INIT_INFO_BYTES) >> REPLAY_PAGE_SHIFT;
+		uint64_t a = ns->align > (2ULL << 20) ? ns->align : 2ULL << 20;
+
+		start = round_up(INIT_INFO_BYTES + (ns->sp > 64 ? ns->sp : 64) * sb_npfns, a) >>
+			REPLAY_PAGE_SHIFT;
+	}
+	end = ns->npfns < start ? start : start + (ns->npfns - start) / ppc * ppc;
+	if (end <= start) {
+		char b3[32];
+
+		cli_err("%s: %s is too small for the memmap: %s of struct pages%s, then data in %s%s blocks",
+		       ns->name, cli_fmt_bytes(ns->size, b1, sizeof(b1)),
+		       cli_fmt_bytes(ns->memmap_bytes, b2, sizeof(b2)),
+		       ns->altmap ? " at its start" : "",
+		       cli_fmt_bytes(ns->align, b3, sizeof(b3)), ppc > 1 ? " compound" : "-aligned");
+		return PMEMTEST_EXIT_FAIL;
+	}
+	memset(r, 0, sizeof(*r));
+	r->k = ns->kernel ? ns->kernel : replay_kernel_default();
+	r->sp = ns->sp;
+	r->sp_rt = ns->sp;
+	r->base_pfn = INIT_BASE_PFN;
+	r->start_pfn = INIT_BASE_PFN + start;
+	r->end_pfn = INIT_BASE_PFN + end;
+	r->ppc = ppc;
+	r->order = (unsigned int)__builtin_ctz(ppc);
+	r->devdax = ns->devdax;
+	r->compound_nr = ppc;
+	/* vmemmap_can_optimize(): no altmap and a power-of-two struct page. */
+	ns->vmemmap_opt = ppc > 1 && !ns->altmap && !(ns->sp & (ns->sp - 1));
+	if (ns->vmemmap_opt)
+		r->compound_nr = 2 * 4096 / ns->sp;
+	ns->write_lo = start * ns->sp;
+	ns->write_hi = end * ns->sp;
+	ns->pfns_init = (end - start) / ppc * r->compound_nr;
+	ns->written = ns->pfns_init * ns->sp;
+	ns->backed = ns->vmemmap_opt ? (end - start) / ppc * round_up(r->compound_nr * ns->sp, 4096)
+				     : round_up(ns->write_hi - ns->write_lo, 4096);
+	return PMEMTEST_EXIT_OK;
+}
+
+/*
+ * Before announcing what --force overwrites: can we write at all? Mode
+ * bits are honoured even for root, who could otherwise open a 0444 file.
+ */
+int init_check_writable(const struct init_ns *ns)
+{
+	struct stat st;
+	int fd = open(ns->path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		cli_err_errno("%s: cannot open for writing", ns->path);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !(st.st_mode & 0222)) {
+		cli_err("%s: read-only file (mode %04o); --memmap dev needs a writable target",
+		       ns->path, (unsigned int)(st.st_mode & 07777));
+		close(fd);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	close(fd);
+	return PMEMTEST_EXIT_OK;
+}
+
+/* Map [0, len) of ns->src; force_cl: PMEM2_FORCE_GRANULARITY=CACHE_LINE. */
+static int map_pmem2(struct init_ns *ns, uint64_t len, bool force_cl)
+{
+	struct pmem2_config *cfg = NULL;
+	int rc;
+
+	if (force_cl)
+		setenv("PMEM2_FORCE_GRANULARITY", "CACHE_LINE", 1);
+	else
+		unsetenv("PMEM2_FORCE_GRANULARITY");
+	rc = pmem2_config_new(&cfg);
+	if (!rc)
+		rc = pmem2_config_set_required_store_granularity(cfg, PMEM2_GRANULARITY_PAGE);
+	if (!rc)
+		rc = pmem2_config_set_length(cfg, len);
+	if (!rc)
+		rc = pmem2_map_new(&ns->map, cfg, ns->src);
+	if (cfg)
+		pmem2_config_delete(&cfg);
+	if (rc) {
+		cli_err("%s: libpmem2 cannot map it: %s", ns->name, pmem2_errormsg());
+		return PMEMTEST_EXIT_FAIL;
+	}
+	ns->gran_forced = force_cl;
+	return PMEMTEST_EXIT_OK;
+}
+
+static const char *gran_name(enum pmem2_granularity g)
+{
+	switch (g) {
+	case PMEM2_GRANULARITY_BYTE: return "byte";
+	case PMEM2_GRANULARITY_CACHE_LINE: return "cache line";
+	case PMEM2_GRANULARITY_PAGE: return "page";
+	}
+	return "?";
+}
+
+/*
+ * Did the kernel set VM_SYNC ("sf" in smaps' VmFlags, i.e. MAP_SYNC) on the
+ * mapping at addr? Read back rather than inferred, so "MAP_SYNC" in the
+ * output is a fact.
+ */
+static bool vma_map_sync(const void *addr)
+{
+	unsigned long a = (unsigned long)(uintptr_t)addr, lo, hi;
+	bool in = false, sync = false;
+	char line[512];
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		/* A mapping's first line is "lo-hi perms ..."; no field line parses so. */
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+			in = a >= lo && a < hi;
+			continue;
+		}
+		if (in && strncmp(line, "VmFlags:", 8) == 0) {
+			sync = strstr(line, " sf") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return sync;
+}
+
+/*
+ * --memmap dev: map the target itself. First without forcing anything, so
+ * libpmem2's own answer says whether this is real DAX (cache line or byte
+ * granularity: a devdax device, or a DAX file it mapped with MAP_SYNC).
+ * Page granularity means the page cache stands in for pmem: remap with
+ * cache line granularity forced, or the durable methods would each
+ * msync() and the replay would time that.
+ *
+ * libpmem2 maps whole units of the source's alignment (2 MiB or 1 GiB on
+ * devdax): the length is the announced range rounded up to that, never past
+ * the target's end. Only [write_lo, write_hi) is ever written.
+ */
+static int map_target(struct init_ns *ns)
+{
+	size_t align = 0, size = 0;
+	enum pmem2_granularity gr;
+	char b1[32], b2[32];
+	int rc;
+
+	if (pmem2_source_from_fd(&ns->src, ns->map_fd) || pmem2_source_alignment(ns->src, &align) ||
+	    pmem2_source_size(ns->src, &size) || !align) {
+		cli_err("%s: libpmem2 cannot use it: %s", ns->name, pmem2_errormsg());
+		return PMEMTEST_EXIT_FAIL;
+	}
+	ns->map_len = round_up(ns->write_hi, align);
+	if (ns->map_len > size)
+		ns->map_len = size / align * align;
+	if (ns->map_len < ns->write_hi) {
+		cli_err("%s: the memmap ends at byte %" PRIu64 ", past the last whole %s unit libpmem2 can map (%s)",
+		       ns->name, ns->write_hi, cli_fmt_bytes(align, b1, sizeof(b1)),
+		       cli_fmt_bytes(size, b2, sizeof(b2)));
+		return PMEMTEST_EXIT_FAIL;
+	}
+	rc = map_pmem2(ns, ns->map_len, false);
+	if (rc)
+		return rc;
+	gr = pmem2_map_get_store_granularity(ns->map);
+	if (gr == PMEM2_GRANULARITY_PAGE) {
+		pmem2_map_delete(&ns->map);
+		rc = map_pmem2(ns, ns->map_len, true);
+		if (rc)
+			return rc;
+		ns->gran = gran_name(pmem2_map_get_store_granularity(ns->map));
+		snprintf(ns->storage, sizeof(ns->storage),
+			 "the page cache stands in for pmem (not DAX: libpmem2 gives page "
+			 "granularity; %s granularity forced): %s", ns->gran, ns->path);
+		return PMEMTEST_EXIT_OK;
+	}
+	ns->real_dax = true;
+	ns->gran = gran_name(gr);
+	ns->map_sync = vma_map_sync(pmem2_map_get_address(ns->map));
+	snprintf(ns->storage, sizeof(ns->storage), "real DAX (%s, %s granularity): %s mapped by libpmem2",
+		 ns->map_sync ? "MAP_SYNC" : ns->devdax ? "device DAX" : "DAX", ns->gran, ns->path);
+	return PMEMTEST_EXIT_OK;
+}
+
+/* Fault the pages the replay writes in before timing anything. */
+static void prefault(struct init_ns *ns)
+{
+	struct replay_ns *r = &ns->rp;
+	uintptr_t lo, hi;
+
+	if (!ns->vmemmap_opt) {
+		lo = (uintptr_t)r->memmap + ns->write_lo;
+		hi = (uintptr_t)r->memmap + ns->write_hi;
+		lo &= ~(uintptr_t)4095;
+		if (madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0)
+			return;
+		for (volatile char *p = (volatile char *)lo; (uintptr_t)p < hi; p += 4096)
+			*p = *p;
+		return;
+	}
+	for (uint64_t h = r->start_pfn; h < r->end_pfn; h += r->ppc) {
+		lo = (uintptr_t)replay_page(r, h) & ~(uintptr_t)4095;
+		hi = (uintptr_t)replay_page(r, h + r->compound_nr);
+		if (madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) < 0)
+			for (volatile char *p = (volatile char *)lo; (uintptr_t)p < hi; p += 4096)
+				*p = *p;
+	}
+}
+
+static uint64_t dev_pagemap_stand_in[16];
+
+int init_storage_open(struct init_ns *ns, bool quiet)
+{
+	struct replay_ns *r = &ns->rp;
+	uint64_t avail = cli_mem_available(), need;
+	size_t pb_bytes = (size_t)(ns->npfns / REPLAY_PAGEBLOCK_NR / 2 + 1);
+	char b1[32], b2[32];
+	int rc;
+
+	need = ns->backed + pb_bytes;
+	if (!ns->on_target && avail && need > avail / 10 * 8) {
+		cli_err("%s: the memmap needs %s but only %s of memory is available; refusing before allocating",
+		       ns->name, cli_fmt_bytes(need, b1, sizeof(b1)), cli_fmt_bytes(avail, b2, sizeof(b2)));
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (ns->on_target) {
+		int fd = open(ns->path, O_RDWR | O_CLOEXEC);
+
+		if (fd < 0) {
+			cli_err_errno("%s: cannot open for writing", ns->path);
+			return PMEMTEST_EXIT_FAIL;
+		}
+		ns->map_fd = fd;
+		rc = map_target(ns);
+		if (rc)
+			return rc;
+	} else {
+		ns->map_fd = memfd_create("pmemtest-memmap", MFD_CLOEXEC);
+		ns->map_len = round_up(ns->memmap_bytes, 2 << 20);
+		if (ns->map_fd < 0 || ftruncate(ns->map_fd, (off_t)ns->map_len) < 0) {
+			cli_err_errno("%s: memfd for the memmap", ns->name);
+			return PMEMTEST_EXIT_FAIL;
+		}
+		if (pmem2_source_from_fd(&ns->src, ns->map_fd)) {
+			cli_err("%s: libpmem2 cannot use the memfd: %s", ns->name, pmem2_errormsg());
+			return PMEMTEST_EXIT_FAIL;
+		}
+		rc = map_pmem2(ns, ns->map_len, true);
+		if (rc)
+			return rc;
+		ns->gran = gran_name(pmem2_map_get_store_granularity(ns->map));
+		snprintf(ns->storage, sizeof(ns->storage),
+			 "DRAM stands in for pmem: memfd mapped by libpmem2, %s granularity forced",
+			 ns->gran);
+	}
+	r->memmap = pmem2_map_get_address(ns->map);
+	r->pageblock = calloc(1, pb_bytes);
+	if (!r->pageblock) {
+		cli_err("%s: out of memory for the pageblock bitmap", ns->name);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	r->pgmap = (uintptr_t)dev_pagemap_stand_in;
+	r->pmem2_memcpy = (replay_pmem2_memcpy_fn)pmem2_get_memcpy_fn(ns->map);
+	r->pmem2_drain = pmem2_get_drain_fn(ns->map);
+	r->pmem2_flags = PMEM2_F_MEM_NONTEMPORAL | PMEM2_F_MEM_NODRAIN;
+	if (!quiet)
+		fprintf(stderr, "%s: faulting in %s of memmap...\n", ns->name,
+			cli_fmt_bytes(ns->backed, b1, sizeof(b1)));
+	prefault(ns);
+	return PMEMTEST_EXIT_OK;
+}
+
+void init_storage_close(struct init_ns *ns)
+{
+	if (ns->map) {
+		/* A real file keeps what was written; make it reach the file. */
+		if (ns->on_target)
+			msync(pmem2_map_get_address(ns->map), ns->map_len, MS_SYNC);
+		pmem2_map_delete(&ns->map);
+	}
+	if (ns->src)
+		pmem2_source_delete(&ns->src);
+	if (ns->map_fd >= 0)
+		close(ns->map_fd);
+	if (ns->fd >= 0)
+		close(ns->fd);
+	free(ns->rp.pageblock);
+	ns->map_fd = ns->fd = -1;
+	ns->rp.pageblock = NULL;
+}

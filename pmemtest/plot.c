@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pmemtest plot: a copy-bench or clear-bench CSV into a PNG or SVG through
+ * gnuplot and the installed plot.gp (one panel per mode, cache state and
+ * layout; the bound variant and the best peer emphasised).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pmemtest.h"
+#include "common/cli.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: pmemtest [--output FILE] plot [options] RESULTS.csv\n"
+"\n"
+"Plot the median rows of a copy-bench or clear-bench --csv file: GB/s against\n"
+"size, log axis, one panel per mode, cache state and layout; the bound\n"
+"libkflush variant thick, the best peer thick and dashed, the roof dotted, the\n"
+"rest thin and grey. Each panel is 640 x 420 pixels, the panels in\n"
+"ceil(sqrt(n)) columns. Needs gnuplot.\n"
+"\n"
+"  --output FILE      the image (global option); .svg gives SVG, anything else\n"
+"                     PNG; default: RESULTS with .csv replaced by .png\n"
+"  --mode NAME        only that mode's panels (e.g. sweep)\n"
+"  --cache hot|cold   only that cache state's\n"
+"  --layout NAME      only that layout's (fixed, random, packed, extent)\n"
+"  -h, --help         this text\n"
+"\n"
+"The script is %s (PMEMTEST_PLOT_GP overrides).\n", PMEMTEST_PLOT_GP);
+}
+
+/* What goes into a gnuplot string between single quotes, unescaped. */
+static void check_arg(const char *what, const char *s)
+{
+	if (strpbrk(s, "'\\\n"))
+		cli_die_usage("plot: %s '%s': quotes, backslashes and newlines are not supported",
+			      what, s);
+}
+
+int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "cache", required_argument, NULL, 'c' },
+		{ "layout", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *mode = "", *cache = "", *layout = "", *in, *script;
+	char *out, *expr;
+	int c, status;
+	size_t len;
+	pid_t pid;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'm': mode = optarg; break;
+		case 'c': cache = optarg; break;
+		case 'l': layout = optarg; break;
+		case 'h':
+			usage(stdout);
+			return PMEMTEST_EXIT_OK;
+		default:
+			usage(stderr);
+			return PMEMTEST_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1)
+		cli_die_usage("plot: give one CSV file (from --csv copy-bench or clear-bench)");
+	in = argv[optind];
+	script = getenv("PMEMTEST_PLOT_GP");
+	if (!script || !*script)
+		script = PMEMTEST_PLOT_GP;
+	if (access(in, R_OK) < 0) {
+		cli_err_errno("plot: %s", in);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (access(script, R_OK) < 0) {
+		cli_err_errno("plot: the plot script %s", script);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	len = strlen(in);
+	if (g->output) {
+		out = strdup(g->output);
+	} else {
+		out = malloc(len + 5);
+		if (out) {
+			memcpy(out, in, len + 1);
+			if (len > 4 && !strcmp(out + len - 4, ".csv"))
+				out[len - 4] = 0;
+			strcat(out, ".png");
+		}
+	}
+	if (!out)
+		cli_die("out of memory");
+	check_arg("file", in);
+	check_arg("--output", out);
+	check_arg("--mode", mode);
+	check_arg("--cache", cache);
+	check_arg("--layout", layout);
+	if (asprintf(&expr, "in='%s'; out='%s'; mode='%s'; cache='%s'; layout='%s'", in, out,
+		     mode, cache, layout) < 0)
+		cli_die("out of memory");
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		cli_die_perror("plot: fork");
+	if (pid == 0) {
+		execlp("gnuplot", "gnuplot", "-e", expr, script, (char *)NULL);
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	free(expr);
+	if (waitpid(pid, &status, 0) < 0)
+		cli_die_perror("plot: waitpid");
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		cli_err("plot: gnuplot not found (Debian: apt-get install gnuplot-nox)");
+		free(out);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		cli_err("plot: gnuplot failed on %s", in);
+		free(out);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (!g->quiet)
+		fprintf(stderr, "%s: wrote %s\n", cli_progname, out);
+	free(out);
+	return PMEMTEST_EXIT_OK;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The replay of mm/mm_init.c memmap_init_zone_device(): one namespace's
+ * geometry, the methods that can initialise its memmap, and the expected
+ * bytes of any struct page (for verification).
+ */
+#ifndef PMEMTEST_REPLAY_H
+#define PMEMTEST_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct replay_kernel;
+
+#define REPLAY_PAGE_SHIFT		12
+#define REPLAY_PAGEBLOCK_NR		512	/* pfns per pageblock (order 9) */
+#define REPLAY_VMEMMAP_OPT_NR	128	/* 2 vmemmap pages of 64-byte struct pages */
+#define REPLAY_MIGRATE_MOVABLE	1
+
+enum replay_method {
+	REPLAY_SLOW,	/* __init_zone_device_page() field by field */
+	REPLAY_GENERIC,	/* template + out-of-line memcpy_nontemporal() */
+	REPLAY_FIXED,	/* template + constant-size memcpy_flushcache() */
+	REPLAY_WIDE,	/* template + 64/32-byte vector NT stores */
+	REPLAY_PMEM2,	/* template + PMDK memcpy_fn(NONTEMPORAL|NODRAIN) */
+	REPLAY_MEMCPY,	/* template + cached memcpy, nothing flushed */
+	REPLAY_ROOF,	/* plain NT stores of the same bytes */
+	REPLAY_NR_METHODS
+};
+
+typedef void *(*replay_pmem2_memcpy_fn)(void *dst, const void *src, size_t len, unsigned int flags);
+typedef void (*replay_pmem2_drain_fn)(void);
+
+/* Read-only during a run; threads share it. */
+struct replay_ns {
+	const struct replay_kernel *k;	/* the kernel version replayed (kmodel.h) */
+	unsigned int sp;		/* sizeof(struct page): 56, 64 or 80 */
+	size_t sp_rt;			/* the same, read through volatile by "generic" */
+	uint64_t base_pfn;		/* first pfn of the namespace (1 GiB aligned) */
+	uint64_t start_pfn, end_pfn;	/* the pfns this replay initialises */
+	unsigned int ppc;		/* pfns per compound page, 1 = none */
+	unsigned int compound_nr;	/* struct pages initialised per compound */
+	unsigned int order;		/* log2(ppc) */
+	bool devdax;			/* MEMORY_DEVICE_GENERIC, else MEMORY_DEVICE_FS_DAX */
+	int nid;
+	char *memmap;			/* struct page of pfn p: memmap + (p - base_pfn) * sp */
+	uint8_t *pageblock;		/* 4 bits per pageblock, from base_pfn */
+	uint64_t pgmap;			/* value stored in page->pgmap */
+	replay_pmem2_memcpy_fn pmem2_memcpy;
+	replay_pmem2_drain_fn pmem2_drain;
+	unsigned int pmem2_flags;
+	/* --variant: "generic" calls this registry variant instead of the bound one. */
+	void (*generic_variant)(void *dst, const void *src, size_t n);
+};
+
+typedef void (*replay_fn)(const struct replay_ns *ns, uint64_t lo, uint64_t hi);
+
+/* The method's worker for this struct page size; NULL if not built/usable. */
+replay_fn replay_method_fn(enum replay_method m, unsigned int sp);
+replay_fn replay_wide_avx512_fn(unsigned int sp);
+replay_fn replay_wide_avx2_fn(unsigned int sp);
+
+/* The roof over the bytes of pfns [lo, hi), with the template's first line. */
+void replay_roof(const struct replay_ns *ns, uint64_t lo, uint64_t hi, const void *line64);
+/* The first 64 bytes the template path streams (the roof's data). */
+void replay_template_line(const struct replay_ns *ns, void *line64);
+
+/*
+ * The bytes memmap_init_zone_device() leaves in pfn's struct page, into
+ * out (sp bytes). Returns false when the replay does not initialise pfn
+ * (outside the range, or a tail beyond compound_nr).
+ */
+bool replay_expect(const struct replay_ns *ns, uint64_t pfn, void *out);
+/* memmap_init_range()'s init of the altmap's own pfns [lo, hi) (not timed). */
+void replay_init_altmap_pages(const struct replay_ns *ns, uint64_t lo, uint64_t hi);
+/* Expected pageblock migratetype nibble for pageblock-aligned pfn. */
+unsigned int replay_pageblock_get(const struct replay_ns *ns, uint64_t pfn);
+
+static inline char *replay_page(const struct replay_ns *ns, uint64_t pfn)
+{
+	return ns->memmap + (pfn - ns->base_pfn) * ns->sp;
+}
+
+#endif /* PMEMTEST_REPLAY_H */

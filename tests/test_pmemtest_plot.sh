@@ -1,0 +1,104 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# pmemtest plot (issue 12): a bench's CSV becomes a PNG or an SVG with one
+# 640 x 420 panel per mode, cache state and layout, ceil(sqrt(n)) columns
+# (pmemtest(1)). The panel count comes from the options the CSV was made
+# with; the image is read back byte by byte (PNG signature, IHDR size).
+set -u
+
+PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
+srcdir=${srcdir:-.}
+command -v gnuplot > /dev/null 2>&1 ||
+	{ echo "SKIP: no gnuplot (tools/quickstart.sh installs gnuplot-nox)"; exit 77; }
+export PMEMTEST_PLOT_GP="$srcdir/tools/plot.gp"
+T=$(mktemp -d "${TMPDIR:-/tmp}/pmemtest-plot.XXXXXX") || exit 99
+trap 'rm -rf "$T"' EXIT INT TERM
+fails=0
+n=0
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+# png_size FILE: "WIDTH HEIGHT" from the IHDR chunk, or nothing when FILE
+# does not start with the PNG signature and an IHDR.
+png_size() {
+	sig=$(od -An -tx1 -N16 "$1" | tr -d ' \n')
+	[ "$sig" = 89504e470d0a1a0a0000000d49484452 ] || return
+	od -An -tu1 -j16 -N8 "$1" |
+		awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4, $5 * 16777216 + $6 * 65536 + $7 * 256 + $8 }'
+}
+
+# plot_png WHAT CSV PANELS [plot options]: the PNG next to CSV has the size
+# PANELS panels give.
+plot_png() {
+	what=$1 csv=$2 panels=$3
+	shift 3
+	n=$((n + 1))
+	cols=$(awk -v p="$panels" 'BEGIN { c = int(sqrt(p)); if (c * c < p) c++; print c }')
+	rows=$(( (panels + cols - 1) / cols ))
+	want="$((640 * cols)) $((420 * rows))"
+	rm -f "${csv%.csv}.png"
+	if ! "$PMEMTEST" -q plot "$@" "$csv" > "$T/out" 2> "$T/err"; then
+		fail "$what: pmemtest plot exit $?: $(cat "$T/err")"
+		return
+	fi
+	got=$(png_size "${csv%.csv}.png")
+	if [ -z "$got" ]; then
+		fail "$what: ${csv%.csv}.png is not a PNG: $(od -An -c -N8 "${csv%.csv}.png" 2>&1)"
+	elif [ "$got" != "$want" ]; then
+		fail "$what: a $got image, expected $want ($panels panels)"
+	else
+		echo "ok $n - $what: a PNG of $got pixels, $panels panels"
+	fi
+}
+
+# clear-bench, hot and cold: two panels (clear/hot/extent, clear/cold/extent).
+if "$PMEMTEST" --csv clear-bench --extents 4K,64K --repeat 2 --buffer 8M > "$T/clear.csv" 2> "$T/err"; then
+	plot_png "clear-bench hot and cold" "$T/clear.csv" 2
+	plot_png "clear-bench --cache cold only" "$T/clear.csv" 1 --cache cold
+else
+	fail "clear-bench --csv: $(cat "$T/err")"
+fi
+
+# copy-bench sweep, hot and cold, fixed and random: four panels.
+if "$PMEMTEST" --csv copy-bench --mode sweep --sizes 64,4K --layout fixed,random --repeat 2 \
+	--buffer 4M > "$T/copy.csv" 2> "$T/err"; then
+	plot_png "copy-bench sweep, 2 cache states x 2 layouts" "$T/copy.csv" 4
+	n=$((n + 1))
+	if ! "$PMEMTEST" --output "$T/copy.svg" plot "$T/copy.csv" 2> "$T/err"; then
+		fail "plot --output x.svg: $(cat "$T/err")"
+	elif ! head -c 200 "$T/copy.svg" | grep -q '<svg' ||
+	     ! grep -q 'width="1280" height="840"' "$T/copy.svg"; then
+		fail "plot --output x.svg: not a 1280 x 840 SVG: $(head -c 300 "$T/copy.svg")"
+	else
+		echo "ok $n - --output x.svg: an SVG of 1280 x 840"
+	fi
+else
+	fail "copy-bench --csv: $(cat "$T/err")"
+fi
+
+# Errors: one line each.
+n=$((n + 1))
+"$PMEMTEST" plot "$T/missing.csv" > /dev/null 2> "$T/err"
+rc=$?
+if [ "$rc" -ne 1 ] || [ "$(wc -l < "$T/err")" -ne 1 ]; then
+	fail "plot of a missing file: exit $rc, $(cat "$T/err")"
+else
+	echo "ok $n - plot of a missing file: $(cat "$T/err")"
+fi
+n=$((n + 1))
+"$PMEMTEST" plot > /dev/null 2> "$T/err"
+rc=$?
+if [ "$rc" -ne 2 ] || [ "$(wc -l < "$T/err")" -ne 1 ]; then
+	fail "plot without a file: exit $rc, $(cat "$T/err")"
+else
+	echo "ok $n - plot without a file: $(cat "$T/err")"
+fi
+
+if [ "$fails" -ne 0 ]; then
+	echo "$fails checks failed"
+	exit 1
+fi
+echo "all $n checks passed"

@@ -1,0 +1,154 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The one output schema of pmemtest(1) (OUTPUT), read back with jq: every
+# command's --json has the same envelope (schema version, versions, time,
+# host, CPU, kernel, clock, DRAM or not, options) and results of the same
+# shape, with every sample; every --csv is one header and rows of as many
+# fields, nothing else. The expectations are written here from the man page
+# and from the options each run is given, not taken from pmemtest.
+set -u
+
+PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
+command -v jq > /dev/null 2>&1 || { echo "SKIP: no jq (tools/quickstart.sh installs it)"; exit 77; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/pmemtest-schema.XXXXXX") || exit 99
+trap 'rm -rf "$T"' EXIT INT TERM
+fails=0
+n=0
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+run() { # out-file args...
+	out=$1
+	shift
+	if ! timeout 120 "$PMEMTEST" "$@" > "$out" 2> "$T/err"; then
+		fail "pmemtest $*: exit $?: $(head -c 300 "$T/err")"
+		return 1
+	fi
+}
+
+# The envelope, and the keys every result has (pmemtest(1), OUTPUT).
+envelope='
+	def num: type == "number";
+	def str: type == "string";
+	.schema_version == 1 and (.command == $cmd) and (.pmemtest_version | str) and
+	(.libkflush_version | str) and
+	(.timestamp | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")) and
+	(.host | str) and (.cpu.model_name | str) and (.cpu.family | num) and
+	(.cpu.model | num) and (.cpu.features | type == "array") and
+	(.cpu.features | all(str)) and (.kernel.release | str) and
+	(.kernel.machine == "x86_64") and
+	(.options | type == "object") and (.notes | type == "array")'
+results='
+	(.results | length > 0) and
+	(.results | all(
+		(.contender | type == "string") and
+		(.class | IN("kflush", "peer", "roof", "ref")) and
+		(.size | type == "number") and (.bytes > 0) and
+		(.median_ns > 0) and (.min_ns <= .median_ns) and (.median_ns <= .max_ns) and
+		(.gbps > 0) and
+		(.samples | length == $repeat) and
+		(.samples | all((.round | type == "number") and (.ns | type == "number" and . > 0)))))'
+
+# check_json FILE COMMAND REPEAT CLOCK DRAM [extra jq condition]
+check_json() {
+	n=$((n + 1))
+	extra=${6:-true}
+	if ! jq -e --arg cmd "$2" --argjson repeat "$3" --arg clock "$4" --argjson dram "$5" \
+		"($envelope) and ($results) and .clock == \$clock and
+		 .dram_stands_in_for_pmem == \$dram and .options.repeat == \$repeat and ($extra)" \
+		"$1" > /dev/null; then
+		fail "$2 --json: not the schema: $(head -c 800 "$1")"
+	else
+		echo "ok $n - $2 --json: envelope and $(jq '.results | length' "$1") results of $3 samples"
+	fi
+}
+
+# check_csv FILE COMMAND ROWS HEADER-PREFIX: a header, then exactly ROWS
+# rows, every line with the header's number of fields, no '#' lines.
+check_csv() {
+	n=$((n + 1))
+	if grep -q '^#' "$1"; then
+		fail "$2 --csv: a '#' line: $(grep -m1 '^#' "$1")"
+	elif ! head -1 "$1" | grep -q "^$4"; then
+		fail "$2 --csv: header is not '$4...': $(head -1 "$1")"
+	elif ! awk -F, 'NR == 1 { nf = NF } NF != nf { bad = 1 } END { exit bad || NR < 2 }' "$1"; then
+		fail "$2 --csv: rows with another field count than the header's"
+	elif [ "$(($(wc -l < "$1") - 1))" -ne "$3" ]; then
+		fail "$2 --csv: $(($(wc -l < "$1") - 1)) rows, expected $3"
+	else
+		echo "ok $n - $2 --csv: a header and $3 rows of $(head -1 "$1" | awk -F, '{ print NF }') fields"
+	fi
+}
+
+# init-bench: 2 methods x 3 repeats on one embedded namespace, kernel 6.1;
+# the kernel model replayed is in the options, every result and namespace.
+if run "$T/init.json" --json -q init-bench --size 64M --mode devdax --methods slow,fixed \
+	--repeat 3 --kernel 6.1; then
+	check_json "$T/init.json" init-bench 3 wall true \
+		'.options.kernel == "6.1" and (.results | length == 2) and
+		 (.results | all(.kernel == "6.1" and .namespace == "dax_pmem")) and
+		 (.namespaces | length == 1) and .namespaces[0].kernel == "6.1" and
+		 ([.results[].contender] == ["slow", "fixed"])'
+fi
+if run "$T/init.csv" --csv -q init-bench --size 64M --mode devdax --methods slow,fixed --repeat 3; then
+	check_csv "$T/init.csv" init-bench 6 "namespace,mode,map,"
+fi
+
+# clear-bench: one extent, hot, 2 rounds, --clock cpu.
+if run "$T/clear.json" --json clear-bench --extents 4K --cache hot --repeat 2 --buffer 8M \
+	--clock cpu; then
+	check_json "$T/clear.json" clear-bench 2 cpu true \
+		'.options.extents == [4096] and .options.cache == ["hot"] and
+		 (.results | all(.size == 4096 and .cache == "hot"))'
+fi
+# CSV rows: per contender, one per round and one median.
+if run "$T/clear.csv" --csv -q clear-bench --extents 4K --cache hot --repeat 2 --buffer 8M; then
+	conts=$(jq '.results | length' "$T/clear.json")
+	check_csv "$T/clear.csv" clear-bench $((conts * 3)) "row,bench,mode,"
+fi
+
+# copy-bench: copy-safe mode, 2 sizes, 2 rounds (hot only: the mode's default;
+# a mix row's size is its upper bound, the mode's own).
+if run "$T/copy.json" --json copy-bench --mode copy-safe --sizes 64,128 --repeat 2 --buffer 4M; then
+	check_json "$T/copy.json" copy-bench 2 wall true \
+		'.options.mode == ["copy-safe"] and .options.sizes == [64, 128] and
+		 (.results | all(.layout == "mix" or .size == 64 or .size == 128))'
+fi
+if run "$T/copy.csv" --csv -q copy-bench --mode copy-safe --sizes 64,128 --repeat 2 --buffer 4M; then
+	cells=$(jq '.results | length' "$T/copy.json")
+	check_csv "$T/copy.csv" copy-bench $((cells * 3)) "row,bench,mode,"
+fi
+
+# info: the same envelope; it measures nothing, so no clock and no DRAM flag.
+n=$((n + 1))
+if run "$T/info.json" --json info; then
+	if jq -e --arg cmd info "($envelope) and .clock == null and
+		.dram_stands_in_for_pmem == null and (.operations | length > 0)" \
+		"$T/info.json" > /dev/null; then
+		echo "ok $n - info --json: the envelope"
+	else
+		fail "info --json: not the schema: $(head -c 600 "$T/info.json")"
+	fi
+fi
+
+# --output FILE: the same document in the file, nothing on stdout.
+n=$((n + 1))
+if run "$T/stdout" clear-bench --json --output "$T/out.json" --extents 4K --cache hot \
+	--repeat 1 --buffer 8M; then
+	if [ -s "$T/stdout" ]; then
+		fail "--output: stdout not empty: $(head -c 200 "$T/stdout")"
+	elif ! jq -e '.command == "clear-bench" and (.results | length > 0)' "$T/out.json" > /dev/null; then
+		fail "--output: $T/out.json is not the document: $(head -c 300 "$T/out.json")"
+	else
+		echo "ok $n - --output FILE holds the JSON document"
+	fi
+fi
+
+if [ "$fails" -ne 0 ]; then
+	echo "$fails checks failed"
+	exit 1
+fi
+echo "all $n checks passed"
