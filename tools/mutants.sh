@@ -25,8 +25,7 @@ while [ $# -gt 0 ]; do
 done
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-list=$top/tools/mutants.list
-[ -r "$list" ] || { echo "mutants: cannot read $list" >&2; exit 2; }
+[ -r "$top/tools/mutants.list" ] || { echo "mutants: cannot read $top/tools/mutants.list" >&2; exit 2; }
 command -v perl >/dev/null 2>&1 || { echo "mutants: perl is needed (Debian: perl-base)" >&2; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kflush-mutants.XXXXXX") || exit 2
@@ -40,6 +39,8 @@ trap 'exit 1' INT TERM
 git -C "$top" archive --format=tar HEAD | tar -x -C "$work" || exit 2
 mkdir -p "$work/src" && (cd "$work" && find . -mindepth 1 -maxdepth 1 ! -name src -exec mv {} src/ \;)
 src=$work/src
+# The list as committed, so it always matches the tree it mutates.
+list=$src/tools/mutants.list
 build=$work/build
 jobs=$(nproc 2>/dev/null || echo 2)
 
@@ -72,7 +73,11 @@ while IFS="$tab" read -r id file tests old new note; do
 		[ -n "$want" ] || continue
 	fi
 	total=$((total + 1))
-	cp "$src/$file" "$work/orig" || { stale=$((stale + 1)); continue; }
+	if ! cp "$src/$file" "$work/orig" 2>/dev/null; then
+		echo "STALE   $id: no file $file"
+		stale=$((stale + 1))
+		continue
+	fi
 	if ! apply "$file" "$old" "$new"; then
 		echo "STALE   $id: the text is not found exactly once in $file"
 		stale=$((stale + 1))
