@@ -51,7 +51,13 @@ void kflush_memcpy_flushcache(void *dst, const void *src, size_t n);
 void kflush_memset_flushcache(void *dst, int c, size_t n);
 void kflush_memmove_flushcache(void *dst, const void *src, size_t n);
 void kflush_flush(const void *addr, size_t len);
+/*
+ * kflush_drain() is the inline below; the library also exports it out of
+ * line, for dlsym() and for programs built against older headers.
+ */
+#ifdef KFLUSH_DRAIN_OUT_OF_LINE
 void kflush_drain(void);
+#endif
 void kflush_persist(const void *addr, size_t len);
 void kflush_memcpy_persist(void *dst, const void *src, size_t n);
 
@@ -132,6 +138,19 @@ int kflush_variant_bindable(enum kflush_op op, unsigned int idx);
 int kflush_variant_bound(enum kflush_op op);
 int kflush_variant_find(enum kflush_op op, const char *name);
 kflush_fn kflush_variant_fn(enum kflush_op op, unsigned int idx);
+
+#ifndef KFLUSH_DRAIN_OUT_OF_LINE
+/**
+ * kflush_drain() - wait for earlier non-temporal stores and write-backs
+ *
+ * One sfence, inline: a call for one instruction cost more than the fence
+ * on a hot path. Also a compiler barrier.
+ */
+static __inline__ __attribute__((__always_inline__)) void kflush_drain(void)
+{
+	__asm__ __volatile__("sfence" : : : "memory");
+}
+#endif
 
 /*
  * Constant-size inline paths (seed: "x86/string: extend memcpy_flushcache()

@@ -4,6 +4,9 @@
 #define KFLUSH_INTERNAL_H
 
 #include <stdint.h>
+
+/* The library defines the exported, out-of-line kflush_drain(). */
+#define KFLUSH_DRAIN_OUT_OF_LINE
 #include "kflush.h"
 
 /* On exported definitions; everything else is hidden by -fvisibility=hidden. */
@@ -52,14 +55,39 @@ extern const struct kflush_impl_list kflush_copy_page_list;
 extern const struct kflush_impl_list kflush_memmove_flushcache_list;
 
 /*
- * The bound variant of each operation. Statically set to the baseline
- * variant, so even a call made before our constructor ran (another
- * library's constructor, a static link) is correct; kflush_init() then
- * rebinds once. Exported wrappers cast the slot back to the op's type.
+ * The bound variant of each operation, what the ifunc resolvers return
+ * and what writeback_range() and copy_safe's wrapper jump through.
+ * Statically set to the baseline variant, so a jump through a slot before
+ * the first resolver has bound everything is still correct.
  */
 extern kflush_fn kflush_slot[KFLUSH_NR_OPS];
 
 #define KFLUSH_BOUND(op, type) ((type)kflush_slot[op])
+
+/*
+ * Code an ifunc resolver reaches. Resolvers run while the dynamic linker
+ * relocates, before any constructor: libc's environ is still NULL, our own
+ * PLT may not be filled yet, and the sanitizers' runtimes (and their shadow
+ * memory) are not set up. So: no instrumentation, and no call out of the
+ * library, not even to strcmp.
+ */
+#define KFLUSH_EARLY __attribute__((no_sanitize_address, no_sanitize_undefined))
+
+/* Binds every operation (once) and returns @op's bound variant. */
+kflush_fn kflush_resolve(enum kflush_op op);
+
+/*
+ * An exported entry point bound by GNU ifunc, the way glibc binds memcpy:
+ * callers' PLT slots hold the bound variant itself, so a call is the PLT
+ * jump and the variant, with no wrapper and no second indirect jump
+ * (tools/callbench measures both). Put this before the declaration
+ *   KFLUSH_API void kflush_x(...) __attribute__((ifunc("kflush_x_resolve")));
+ */
+#define KFLUSH_RESOLVER(op, type, name)					\
+	static KFLUSH_EARLY type name##_resolve(void)			\
+	{									\
+		return (type)kflush_resolve(op);				\
+	}
 
 /*
  * The baseline variant of each operation (the last of its list): what the
@@ -81,7 +109,31 @@ extern uint64_t kflush_cpu_mask;
 extern uint64_t kflush_cpu_raw;
 extern unsigned int kflush_clflush_size;
 
+/*
+ * The "tuned" kflush_memcpy variant: rep movsb from movsb_min bytes,
+ * memcpy_orig below; with avoid_near also below whenever (dst - src) mod
+ * 64 is 1..31, where some CPUs' rep movsb crawls. Set by a per-CPU rule.
+ */
+struct kflush_memcpy_tuning {
+	size_t movsb_min;
+	int avoid_near;
+};
+extern struct kflush_memcpy_tuning kflush_memcpy_tuning;
+
+/* Marks a variant that only a per-CPU rule binds (cpu_rules.c). */
+#define KFLUSH_IMPL_RULE_ONLY	(1U << 1)
+
+/* The CPU as detected: CPUID(0) vendor and CPUID(1).EAX. */
+extern char kflush_cpu_vendor[13];
+extern uint32_t kflush_cpu_eax1;
+
 void kflush_cpu_detect(void);
+void kflush_cpu_report(void);
 uint64_t kflush_cpu_vendor_features(const char *vendor, uint32_t eax1, uint64_t cpuid_features);
+unsigned int kflush_cpu_family(uint32_t eax1);
+unsigned int kflush_cpu_model(uint32_t eax1);
+int kflush_same(const char *a, const char *b);
+const char *kflush_cpu_rule(const char *vendor, uint32_t eax1, enum kflush_op op,
+			    struct kflush_memcpy_tuning *tuning);
 
 #endif /* KFLUSH_INTERNAL_H */

@@ -5,6 +5,7 @@ KFLUSH_SOURCES = \
 	lib/registry.c \
 	lib/x86_64/cpu.c \
 	lib/x86_64/cpu_vendor.c \
+	lib/x86_64/cpu_rules.c \
 	lib/x86_64/flush.h \
 	lib/x86_64/flush.c \
 	lib/x86_64/flushcache.h \

@@ -87,4 +87,13 @@ for f in probe_fc_24 probe_nt_24 probe_fc_var; do
 		echo "ok: $f calls kflush_memcpy_flushcache"
 	fi
 done
+# Up to the first ret (the padding after it is not code): sfence and ret only.
+insns=$(body probe_drain | awk '{ print } /^ret/ { exit }' | grep -v '^endbr64')
+if [ "$(printf '%s\n' "$insns" | tr '\n' ' ' | sed 's/[ \t]*$//')" != "sfence ret" ]; then
+	echo "FAIL: probe_drain is not exactly one sfence:"
+	printf '%s\n' "$insns" | sed 's/^/  /'
+	fail=1
+else
+	echo "ok: probe_drain: one sfence, no call"
+fi
 exit $fail

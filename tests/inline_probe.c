@@ -32,6 +32,13 @@ PROBE void probe_fc_var(void *d, const void *s, size_t n)
 	memcpy_flushcache(d, s, n);
 }
 
+/* kflush_drain() is inline too: one sfence, no call. */
+PROBE void probe_drain(void);
+PROBE void probe_drain(void)
+{
+	kflush_drain();
+}
+
 #ifdef __OPTIMIZE__
 /* Marks an optimised build: at -O0 no size is a constant inside the inline. */
 PROBE void probe_optimized(void);
@@ -69,6 +76,7 @@ int main(void)
 	}
 	memset(dst, 0, sizeof(dst));
 	probe_fc_var(dst, src, 100);
+	probe_drain();
 	if (memcmp(dst, src, 100) || dst[100]) {
 		fprintf(stderr, "probe_fc_var copied wrongly\n");
 		bad = 1;

@@ -37,16 +37,16 @@ tests_test_inline_LDADD = $(TEST_LIBS)
 
 tests_test_persistence_SOURCES = tests/test_persistence.c $(TEST_UTIL) $(TEST_TRACE)
 tests_test_persistence_CFLAGS = $(TEST_TRACE_CFLAGS)
-tests_test_persistence_LDADD = $(TEST_TRACE_LIBS)
+tests_test_persistence_LDADD = $(TEST_TRACE_LIBS) -ldl
 
 tests_test_trace_SOURCES = tests/test_trace.c tests/trace/bad.S $(TEST_TRACE)
 tests_test_trace_CFLAGS = $(TEST_TRACE_CFLAGS)
 tests_test_trace_CCASFLAGS = $(AM_CCASFLAGS)
 tests_test_trace_LDADD = $(TEST_TRACE_LIBS)
 
-tests_test_dispatch_SOURCES = tests/test_dispatch.c
+tests_test_dispatch_SOURCES = tests/test_dispatch.c lib/x86_64/cpu_vendor.c lib/x86_64/cpu_rules.c
 tests_test_dispatch_CFLAGS = $(TEST_CFLAGS)
-tests_test_dispatch_LDADD = $(TEST_LIBS)
+tests_test_dispatch_LDADD = $(TEST_LIBS) -ldl
 
 # Disassembled by inline-nocall.sh: optimised as configured but without
 # sanitizer instrumentation, and linked in place (-no-install) so the file

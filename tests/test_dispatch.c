@@ -18,9 +18,24 @@
  * first documented variant, not never bound, whose needs that set meets.
  * The masks: none, every feature alone, every pair, each operation's
  * variants peeled off one by one, and all of them.
+ *
+ * What the entry point really runs is checked apart from what
+ * kflush_variant_bound() says: the child resolves each exported
+ * kflush_<op> with dlsym(), which for a GNU ifunc returns the bound
+ * target, and names the variant whose kflush_variant_fn() that is.
+ * libkflush(7) documents kflush_copy_safe as the one entry point that is
+ * a wrapper (it installs the fault handler on the first call).
+ *
+ * Per-CPU rules (libkflush(7), DISPATCH, Per-CPU rules) are copied into
+ * doc_rules[] below. The library's rule function (lib/x86_64/cpu_rules.c,
+ * compiled into this program) must give exactly those for synthetic
+ * vendor/family/model inputs; and every binding expectation above applies
+ * the documented rule for this host's own CPUID first.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <cpuid.h>
+#include <dlfcn.h>
 #include <inttypes.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -29,7 +44,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kflush.h"
+#include "internal.h"
 
 #define DUMP_ENV "TEST_DISPATCH_DUMP"
 #define OUT_MAX 8192
@@ -53,12 +68,13 @@ static const struct feature {
 /* libkflush(7), DISPATCH, Variants: best first; needs are feature names. */
 #define V(name, needs) { (name), (needs), 0 }
 #define NEVER_BOUND(name) { (name), "", 1 }
+#define RULE_ONLY(name, needs) { (name), (needs), 2 }
 static const struct doc_op {
 	enum kflush_op op;
 	const char *name;
 	struct doc_variant {
 		const char *name, *needs;
-		int never_bound;
+		int never_bound;	/* 1: never bound; 2: only by a per-CPU rule */
 	} v[8];
 } doc[] = {
 	{ KFLUSH_OP_MEMCPY_FLUSHCACHE, "memcpy_flushcache", {
@@ -70,7 +86,8 @@ static const struct doc_op {
 	{ KFLUSH_OP_FLUSH, "flush", {
 		V("clwb", "clwb"), V("clflushopt", "clflushopt"), V("clflush", "") } },
 	{ KFLUSH_OP_MEMCPY, "memcpy", {
-		V("fsrm", "fsrm"), V("erms", "erms"), V("orig", "") } },
+		RULE_ONLY("tuned", "erms"), V("fsrm", "fsrm"), V("erms", "erms"),
+		V("orig", "") } },
 	{ KFLUSH_OP_COPY_SAFE, "copy_safe", {
 		V("rep_movsb", "fsrm"), V("erms", "erms"),
 		NEVER_BOUND("movsq_tail_overlap"), NEVER_BOUND("movsq_tail_linus"),
@@ -89,6 +106,79 @@ static const struct doc_op {
 		V("kernel", "") } },
 };
 #define NR_DOC (sizeof(doc) / sizeof(doc[0]))
+
+/*
+ * libkflush(7), DISPATCH, Per-CPU rules: vendor, family, models, operation,
+ * variant, and for memcpy "tuned" the switch-over and the near-distance
+ * avoidance.
+ */
+static const struct doc_rule {
+	const char *vendor;
+	unsigned int family, model_min, model_max;
+	enum kflush_op op;
+	const char *variant;
+	size_t movsb_min;
+	int avoid_near;
+} doc_rules[] = {
+	{ "AuthenticAMD", 0x1a, 0x00, 0xff, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx2", 0, 0 },
+	{ "AuthenticAMD", 0x1a, 0x00, 0xff, KFLUSH_OP_MEMCPY, "tuned", 768, 0 },
+	{ "AuthenticAMD", 0x19, 0x01, 0x01, KFLUSH_OP_MEMCPY, "tuned", 384, 1 },
+	{ "GenuineIntel", 0x06, 0x8f, 0x8f, KFLUSH_OP_MEMCPY, "tuned", 384, 0 },
+};
+#define NR_DOC_RULES (sizeof(doc_rules) / sizeof(doc_rules[0]))
+
+/* CPUID(1).EAX for a family and model, as the SDM and APM encode them. */
+static uint32_t signature(unsigned int family, unsigned int model)
+{
+	uint32_t eax = (model & 0xf) << 4 | (model >> 4) << 16;
+
+	if (family >= 0xf)
+		return eax | 0xfU << 8 | (family - 0xf) << 20;
+	return eax | family << 8;
+}
+
+static const struct doc_rule *doc_rule_for(const char *vendor, unsigned int family,
+					   unsigned int model, enum kflush_op op)
+{
+	for (size_t i = 0; i < NR_DOC_RULES; i++) {
+		const struct doc_rule *r = &doc_rules[i];
+
+		if (r->op == op && strcmp(r->vendor, vendor) == 0 && r->family == family &&
+		    model >= r->model_min && model <= r->model_max)
+			return r;
+	}
+	return NULL;
+}
+
+/* This host, read here with CPUID, not from the library. */
+static struct {
+	char vendor[13];
+	unsigned int family, model;
+} host;
+
+static void read_host(void)
+{
+	unsigned int a, b, c, d;
+
+	__cpuid(0, a, b, c, d);
+	memcpy(host.vendor, &b, 4);
+	memcpy(host.vendor + 4, &d, 4);
+	memcpy(host.vendor + 8, &c, 4);
+	host.vendor[12] = '\0';
+	__cpuid(1, a, b, c, d);
+	host.family = (a >> 8) & 0xf;
+	host.model = (a >> 4) & 0xf;
+	if (host.family == 0xf)
+		host.family += (a >> 20) & 0xff;
+	if (host.family >= 6)
+		host.model |= ((a >> 16) & 0xf) << 4;
+}
+
+/* libkflush(7), DISPATCH: the entry point that is a wrapper, not an ifunc. */
+static int doc_wrapper(enum kflush_op op)
+{
+	return op == KFLUSH_OP_COPY_SAFE;
+}
 
 static size_t doc_count(const struct doc_op *d)
 {
@@ -136,11 +226,22 @@ static uint64_t mask_bits(const char *mask)
 	return bits;
 }
 
-/* The documented variant a CPU with `have` binds: its index in doc[]. */
+/*
+ * The documented variant this host binds with `have`: its index in doc[].
+ * The host's per-CPU rule first, if `have` runs its variant.
+ */
 static size_t expected(const struct doc_op *d, uint64_t have)
 {
 	size_t n = doc_count(d);
+	const struct doc_rule *r;
 
+	if (!host.vendor[0])
+		read_host();
+	r = doc_rule_for(host.vendor, host.family, host.model, d->op);
+	for (size_t i = 0; r && i < n; i++)
+		if (strcmp(d->v[i].name, r->variant) == 0 &&
+		    (needs_bits(d->v[i].needs) & ~have) == 0)
+			return i;
 	for (size_t i = 0; i < n; i++)
 		if (!d->v[i].never_bound && (needs_bits(d->v[i].needs) & ~have) == 0)
 			return i;
@@ -160,6 +261,21 @@ __attribute__((constructor)) static void dump_and_exit(void)
 
 		printf("bound %s %s\n", kflush_op_name((enum kflush_op)op), v ? v : "(none)");
 	}
+	for (int op = 0; op < KFLUSH_NR_OPS; op++) {
+		char sym[64];
+		void *entry;
+		const char *v = "(wrapper)";
+
+		snprintf(sym, sizeof(sym), "kflush_%s", kflush_op_name((enum kflush_op)op));
+		entry = dlsym(RTLD_DEFAULT, sym);
+		for (int i = 0; i < kflush_variant_count((enum kflush_op)op); i++) {
+			kflush_fn fn = kflush_variant_fn((enum kflush_op)op, (unsigned int)i);
+
+			if (fn && (void *)fn == entry)
+				v = kflush_variant_name((enum kflush_op)op, (unsigned int)i);
+		}
+		printf("entry %s %s\n", kflush_op_name((enum kflush_op)op), entry ? v : "(none)");
+	}
 	fflush(stdout);
 	_exit(ferror(stdout) ? 1 : 0);
 }
@@ -167,6 +283,7 @@ __attribute__((constructor)) static void dump_and_exit(void)
 struct child {
 	uint64_t raw, features;
 	char bound[KFLUSH_NR_OPS][64];
+	char entry[KFLUSH_NR_OPS][64];	/* the variant dlsym() resolves the entry to */
 	char err[OUT_MAX];
 };
 
@@ -188,7 +305,7 @@ static void spawn_dump(const char *mask, struct child *c)
 	char out[OUT_MAX], *envp[512], *hw = NULL, *line, *save;
 	static char dump_var[] = DUMP_ENV "=1";
 	char *argv[] = { self, NULL };
-	int po[2], pe[2], status, nenv = 0, nbound = 0;
+	int po[2], pe[2], status, nenv = 0, nbound = 0, nentry = 0;
 	posix_spawn_file_actions_t fa;
 	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	pid_t pid;
@@ -229,6 +346,14 @@ static void spawn_dump(const char *mask, struct child *c)
 		if (sscanf(line, "raw %" SCNx64, &c->raw) == 1 ||
 		    sscanf(line, "features %" SCNx64, &c->features) == 1)
 			continue;
+		if (strncmp(line, "entry ", 6) == 0) {
+			cr_assert_lt(nentry, KFLUSH_NR_OPS);
+			cr_assert(sscanf(line, "entry %63s %63s", name, c->entry[nentry]) == 2,
+				  "bad line: %s", line);
+			cr_assert_str_eq(name, kflush_op_name((enum kflush_op)nentry));
+			nentry++;
+			continue;
+		}
 		cr_assert_lt(nbound, KFLUSH_NR_OPS);
 		cr_assert(sscanf(line, "bound %63s %63s", name, c->bound[nbound]) == 2,
 			  "bad line: %s", line);
@@ -236,6 +361,7 @@ static void spawn_dump(const char *mask, struct child *c)
 		nbound++;
 	}
 	cr_assert_eq(nbound, KFLUSH_NR_OPS, "child printed %d ops", nbound);
+	cr_assert_eq(nentry, KFLUSH_NR_OPS, "child printed %d entry points", nentry);
 }
 
 static void check_child(const char *mask, const struct child *c)
@@ -253,6 +379,11 @@ static void check_child(const char *mask, const struct child *c)
 		cr_expect_str_eq(c->bound[d->op], want,
 				 "KFLUSH_HWCAPS=%s: %s bound %s, the documented precedence gives %s",
 				 mask, d->name, c->bound[d->op], want);
+		if (doc_wrapper(d->op))
+			want = "(wrapper)";
+		cr_expect_str_eq(c->entry[d->op], want,
+				 "KFLUSH_HWCAPS=%s: kflush_%s runs %s, documented %s",
+				 mask, d->name, c->entry[d->op], want);
 	}
 }
 
@@ -278,7 +409,7 @@ Test(dispatch, registry_is_documented)
 			cr_expect_eq(req, needs_bits(d->v[i].needs),
 				     "%s/%s requires %#" PRIx64 ", documented '%s' (%#" PRIx64 ")",
 				     d->name, d->v[i].name, req, d->v[i].needs, needs_bits(d->v[i].needs));
-			cr_expect_eq(kflush_variant_bindable(d->op, (unsigned int)i), !d->v[i].never_bound,
+			cr_expect_eq(kflush_variant_bindable(d->op, (unsigned int)i), d->v[i].never_bound != 1,
 				     "%s/%s: bindable %d, documented %s", d->name, d->v[i].name,
 				     kflush_variant_bindable(d->op, (unsigned int)i),
 				     d->v[i].never_bound ? "never bound" : "bindable");
@@ -425,6 +556,14 @@ Test(dispatch, self)
 			  d->v[expected(d, have)].name);
 		cr_expect_eq(kflush_variant_usable(d->op, (unsigned int)b), 1);
 		cr_expect_not_null(kflush_variant_fn(d->op, (unsigned int)b));
+		if (!doc_wrapper(d->op)) {
+			char sym[64];
+
+			snprintf(sym, sizeof(sym), "kflush_%s", d->name);
+			cr_expect(dlsym(RTLD_DEFAULT, sym) ==
+				  (void *)kflush_variant_fn(d->op, (unsigned int)b),
+				  "%s does not resolve to the bound %s", sym, got ? got : "(none)");
+		}
 	}
 	cr_assert(kflush_cpu_features_raw() & KFLUSH_CPU_SSE2);
 	cr_assert(kflush_cpu_features_raw() & KFLUSH_CPU_CLFLUSH);
@@ -451,10 +590,19 @@ Test(dispatch, masks_reach_every_variant)
 			uint64_t req = needs_bits(d->v[i].needs);
 			int shadowed = 0;
 
-			for (size_t j = 0; j < i; j++)
-				if (!d->v[j].never_bound && (needs_bits(d->v[j].needs) & ~req) == 0)
+			const struct doc_rule *r = doc_rule_for(host.vendor, host.family,
+								host.model, d->op);
+
+			/* An earlier variant, or this host's rule's, needing no more wins. */
+			for (size_t j = 0; j < doc_count(d); j++)
+				if (j != i && (needs_bits(d->v[j].needs) & ~req) == 0 &&
+				    ((j < i && !d->v[j].never_bound) ||
+				     (r && strcmp(r->variant, d->v[j].name) == 0)))
 					shadowed = 1;
-			if (d->v[i].never_bound || (req & ~raw) || shadowed) {
+			/* A rule-only variant is reached only on a CPU with its rule. */
+			if (d->v[i].never_bound == 2 && !r)
+				continue;
+			if (d->v[i].never_bound == 1 || (req & ~raw) || shadowed) {
 				if (req & ~raw)
 					cr_log_info("%s/%s: this CPU cannot run it", d->name,
 						    d->v[i].name);
@@ -502,4 +650,64 @@ Test(dispatch, unknown_names)
 	cr_assert_eq(count(c.err, "'clwb'"), 1, "stderr: %s", c.err);
 	cr_assert_eq(count(c.err, "\n"), 2, "stderr: %s", c.err);
 	check_child("-clwb", &c);
+}
+
+/*
+ * The rule function against the documented rules, on synthetic CPUs:
+ * every documented rule at both ends of its model range, and the
+ * neighbours just outside it, other families and other vendors.
+ */
+static void check_rule(const char *vendor, unsigned int family, unsigned int model)
+{
+	for (int op = 0; op < KFLUSH_NR_OPS; op++) {
+		const struct doc_rule *want = doc_rule_for(vendor, family, model, (enum kflush_op)op);
+		struct kflush_memcpy_tuning t = { 12345, 7 };
+		const char *got = kflush_cpu_rule(vendor, signature(family, model),
+						  (enum kflush_op)op, &t);
+
+		if (!want) {
+			cr_expect_null(got, "%s family %#x model %#x %s: rule %s, documented none",
+				       vendor, family, model, kflush_op_name((enum kflush_op)op), got);
+			continue;
+		}
+		cr_expect(got && strcmp(got, want->variant) == 0,
+			  "%s family %#x model %#x %s: rule %s, documented %s", vendor, family,
+			  model, kflush_op_name((enum kflush_op)op), got ? got : "none", want->variant);
+		if (op == KFLUSH_OP_MEMCPY)
+			cr_expect(t.movsb_min == want->movsb_min && t.avoid_near == want->avoid_near,
+				  "%s family %#x model %#x: rep movsb from %zu avoid_near %d, "
+				  "documented %zu %d", vendor, family, model, t.movsb_min,
+				  t.avoid_near, want->movsb_min, want->avoid_near);
+	}
+}
+
+Test(dispatch, cpu_rules)
+{
+	static const char *const vendors[] = {
+		"AuthenticAMD", "GenuineIntel", "HygonGenuine", "CentaurHauls",
+	};
+
+	for (size_t i = 0; i < NR_DOC_RULES; i++) {
+		const struct doc_rule *r = &doc_rules[i];
+		const unsigned int models[] = { r->model_min, r->model_max,
+						r->model_min - 1, r->model_max + 1 };
+
+		for (size_t v = 0; v < sizeof(vendors) / sizeof(vendors[0]); v++)
+			for (size_t m = 0; m < 4; m++) {
+				if (models[m] > 0xff)
+					continue;
+				check_rule(vendors[v], r->family, models[m]);
+				check_rule(vendors[v], r->family + 1, models[m]);
+				check_rule(vendors[v], r->family - 1, models[m]);
+			}
+	}
+	/* The CPUs of this project's machines, by name. */
+	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
+					 KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "avx2", "Zen 5");
+	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x19, 0x01),
+				       KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "Zen 3: no flush-copy rule");
+	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0x8f),
+				       KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "Sapphire Rapids");
+	cr_expect_null(kflush_cpu_rule("HygonGenuine", signature(0x18, 0x01), KFLUSH_OP_MEMCPY,
+				       NULL), "Hygon: no rule");
 }

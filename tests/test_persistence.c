@@ -19,6 +19,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <dlfcn.h>
 #include <string.h>
 
 #include "kflush.h"
@@ -250,12 +251,21 @@ ParameterizedTest(struct tu_variant *v, persistence, flush)
 Test(persistence, flush_entry_points)
 {
 	struct tp_call drain = {
-		.name = "kflush_drain", .fn = (const void *)kflush_drain, .shape = TP_DRAIN,
-		.fences = 1,
+		.name = "kflush_drain (inline)", .fn = (const void *)kflush_drain,
+		.shape = TP_DRAIN, .fences = 1,
+	};
+	/* The exported, out-of-line kflush_drain: <kflush.h>'s is inline. */
+	struct tp_call exported = {
+		.name = "kflush_drain (exported)", .fn = dlsym(RTLD_DEFAULT, "kflush_drain"),
+		.shape = TP_DRAIN, .fences = 1,
 	};
 	char msg[1024];
+
+	cr_assert_not_null(exported.fn, "dlsym(kflush_drain): %s", dlerror());
+	cr_assert_neq(exported.fn, (const void *)kflush_drain, "the inline is not the export");
 
 	flush_sweep("kflush_flush", (const void *)kflush_flush, tp_expected_wb(), 0);
 	flush_sweep("kflush_persist", (const void *)kflush_persist, tp_expected_wb(), 1);
 	fail_if(tp_run(&drain, msg, sizeof(msg)), msg);
+	fail_if(tp_run(&exported, msg, sizeof(msg)), msg);
 }

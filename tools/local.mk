@@ -25,3 +25,17 @@ check-vm: all $(check_PROGRAMS) $(check_LTLIBRARIES)
 .PHONY: check-vm
 CLEANFILES += tools/vm/check-vm-main.log tools/vm/check-vm-oldcpu.log \
 	tools/vm/memmap-cmp-devdax.log tools/vm/memmap-cmp-fsdax.log
+
+# tools/callbench: the cost per call of each way to bind a dispatched
+# function (PLT + slot, GNU ifunc, pointer, inline), side by side. Its
+# library is a shared object of its own so every call crosses a PLT; the
+# program binds lazily so the ifunc resolvers run after libkflush's setup.
+check_LTLIBRARIES += tools/libcallbench.la
+tools_libcallbench_la_SOURCES = tools/callbench_lib.c tools/callbench.h
+tools_libcallbench_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+tools_libcallbench_la_LIBADD = lib/libkflush.la
+tools_libcallbench_la_LDFLAGS = $(AM_LDFLAGS) -module -shared -avoid-version -rpath /nowhere
+check_PROGRAMS += tools/callbench
+tools_callbench_SOURCES = tools/callbench.c
+tools_callbench_LDADD = tools/libcallbench.la lib/libkflush.la
+tools_callbench_LDFLAGS = $(AM_LDFLAGS) -Wl,-z,lazy

@@ -43,6 +43,8 @@ KFLUSH_IMPLS(kflush_clear_pages_flushcache,
 	KFLUSH_IMPL("movnti", 0, 0, clear_pages_flushcache_movnti),
 );
 
+KFLUSH_RESOLVER(KFLUSH_OP_CLEAR_PAGES_FLUSHCACHE, kflush_clear_pages_fn, kflush_clear_pages_flushcache)
+
 /**
  * kflush_clear_pages_flushcache() - zero pages, leaving no line dirty
  * @addr: first page, 4096-byte aligned
@@ -54,6 +56,4 @@ KFLUSH_IMPLS(kflush_clear_pages_flushcache,
  * relying on the zeroes being persistent or ordered before later stores.
  */
 KFLUSH_API void kflush_clear_pages_flushcache(void *addr, size_t npages)
-{
-	KFLUSH_BOUND(KFLUSH_OP_CLEAR_PAGES_FLUSHCACHE, kflush_clear_pages_fn)(addr, npages);
-}
+	__attribute__((ifunc("kflush_clear_pages_flushcache_resolve")));

@@ -2,15 +2,20 @@
 /*
  * CPU feature detection (CPUID + XGETBV) and the KFLUSH_HWCAPS mask. The
  * features the kernel derives from vendor and model are in cpu_vendor.c.
+ * Detection runs from an ifunc resolver (registry.c): everything it
+ * reaches is KFLUSH_EARLY and calls nothing outside the library.
  */
 #include <cpuid.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
 uint64_t kflush_cpu_mask;
+char kflush_cpu_vendor[13];
+uint32_t kflush_cpu_eax1;
 uint64_t kflush_cpu_raw;
 unsigned int kflush_clflush_size = 64;
 
@@ -24,7 +29,7 @@ static const char *const feature_names[KFLUSH_CPU_NR_FEATURES] = {
 #define XCR0_AVX	(1ULL << 2)
 #define XCR0_AVX512	(7ULL << 5)	/* opmask, ZMM0-15 upper, ZMM16-31 */
 
-static uint64_t xgetbv0(void)
+static KFLUSH_EARLY uint64_t xgetbv0(void)
 {
 	uint32_t lo, hi;
 
@@ -32,7 +37,7 @@ static uint64_t xgetbv0(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-static uint64_t detect(void)
+static KFLUSH_EARLY uint64_t detect(void)
 {
 	unsigned int eax, ebx, ecx, edx, max, max_ext, eax1;
 	uint64_t f = 0, xcr0 = 0;
@@ -40,9 +45,12 @@ static uint64_t detect(void)
 
 	if (!__get_cpuid(0, &max, &ebx, &ecx, &edx))
 		return 0;
-	memcpy(vendor, &ebx, 4);
-	memcpy(vendor + 4, &edx, 4);
-	memcpy(vendor + 8, &ecx, 4);
+	/* Byte by byte: memcpy is a call out of the library at -O0 or under ASan. */
+	for (int i = 0; i < 4; i++) {
+		vendor[i] = (char)(ebx >> (8 * i));
+		vendor[4 + i] = (char)(edx >> (8 * i));
+		vendor[8 + i] = (char)(ecx >> (8 * i));
+	}
 	vendor[12] = '\0';
 
 	__cpuid(1, eax, ebx, ecx, edx);
@@ -92,48 +100,105 @@ static uint64_t detect(void)
 		if (ebx & 1U)
 			f |= KFLUSH_CPU_CLZERO;
 	}
+	for (int i = 0; i < 13; i++)
+		kflush_cpu_vendor[i] = vendor[i];
+	kflush_cpu_eax1 = eax1;
 	return f | kflush_cpu_vendor_features(vendor, eax1, f);
 }
 
-static uint64_t feature_by_name(const char *name, size_t len)
+/* Whether [s, s+len) is exactly the NUL-terminated @name. */
+static KFLUSH_EARLY int name_is(const char *s, size_t len, const char *name)
+{
+	size_t i = 0;
+
+	while (i < len && name[i] && s[i] == name[i])
+		i++;
+	return i == len && !name[i];
+}
+
+static KFLUSH_EARLY uint64_t feature_by_name(const char *name, size_t len)
 {
 	for (unsigned int i = 0; i < KFLUSH_CPU_NR_FEATURES; i++)
-		if (strlen(feature_names[i]) == len && strncmp(feature_names[i], name, len) == 0)
+		if (name_is(name, len, feature_names[i]))
 			return 1ULL << i;
 	return 0;
 }
 
 /*
  * KFLUSH_HWCAPS="-avx512f,-clwb": each "-name" masks a feature off. Any
- * other entry is reported once (we run once, from the constructor) and
- * ignored, so a typo never silently changes what gets bound.
+ * other entry is ignored, and reported once by kflush_cpu_report(), so a
+ * typo never silently changes what gets bound. With @report 0 (in a
+ * resolver) nothing is printed.
  */
-static uint64_t hwcaps_mask(const char *env)
+static KFLUSH_EARLY uint64_t hwcaps_mask(const char *env, int report)
 {
 	uint64_t off = 0;
 	const char *p = env;
 
 	while (p && *p) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
+		size_t len = 0;
 		uint64_t bit = 0;
 
+		while (p[len] && p[len] != ',')
+			len++;
 		if (len > 1 && p[0] == '-')
 			bit = feature_by_name(p + 1, len - 1);
 		if (bit)
 			off |= bit;
-		else if (len)
+		else if (len && report)
 			fprintf(stderr, "libkflush: KFLUSH_HWCAPS: ignoring unknown entry '%.*s'\n",
 				(int)len, p);
-		p = end ? end + 1 : NULL;
+		p = p[len] ? p + len + 1 : NULL;
 	}
 	return off;
 }
 
-void kflush_cpu_detect(void)
+/* __environ: glibc's <unistd.h>; __libc_stack_end: the dynamic linker's, weak for other libcs. */
+extern void *__libc_stack_end __attribute__((weak));
+
+/*
+ * getenv() without libc. A resolver runs before libc has set environ, so
+ * then the environment is read where the kernel put it: after argc and
+ * argv's NULL on the initial stack, to which the dynamic linker's
+ * __libc_stack_end points while it relocates. When the library is
+ * dlopen()ed later, environ is set and is what getenv() would read.
+ */
+static KFLUSH_EARLY const char *early_getenv(const char *name)
 {
+	char **env = __environ;
+
+	if (!env && &__libc_stack_end && __libc_stack_end) {
+		char **argv = (char **)__libc_stack_end + 1;
+
+		while (*argv)
+			argv++;
+		env = argv + 1;
+	}
+	for (; env && *env; env++) {
+		const char *e = *env;
+		size_t i = 0;
+
+		while (name[i] && e[i] == name[i])
+			i++;
+		if (!name[i] && e[i] == '=')
+			return e + i + 1;
+	}
+	return NULL;
+}
+
+static const char *hwcaps_env;
+
+KFLUSH_EARLY void kflush_cpu_detect(void)
+{
+	hwcaps_env = early_getenv("KFLUSH_HWCAPS");
 	kflush_cpu_raw = detect();
-	kflush_cpu_mask = kflush_cpu_raw & ~hwcaps_mask(getenv("KFLUSH_HWCAPS"));
+	kflush_cpu_mask = kflush_cpu_raw & ~hwcaps_mask(hwcaps_env, 0);
+}
+
+/* From the constructor: the unknown KFLUSH_HWCAPS entries, now that stdio works. */
+void kflush_cpu_report(void)
+{
+	(void)hwcaps_mask(hwcaps_env, 1);
 }
 
 /**

@@ -4,12 +4,20 @@
  * reading a CPUID bit. Kept apart from the CPUID reads, and pure, so that
  * tests/test_cpu.c can compile this file in and feed it synthetic CPUs.
  */
-#include <string.h>
-
 #include "internal.h"
 
+/* strcmp() is a call out of the library, which a resolver may not make. */
+KFLUSH_EARLY int kflush_same(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
 /* arch/x86/lib/cpu.c, x86_family() and x86_model(). */
-static unsigned int family_of(uint32_t eax1)
+KFLUSH_EARLY unsigned int kflush_cpu_family(uint32_t eax1)
 {
 	unsigned int family = (eax1 >> 8) & 0xf;
 
@@ -18,11 +26,11 @@ static unsigned int family_of(uint32_t eax1)
 	return family;
 }
 
-static unsigned int model_of(uint32_t eax1)
+KFLUSH_EARLY unsigned int kflush_cpu_model(uint32_t eax1)
 {
 	unsigned int model = (eax1 >> 4) & 0xf;
 
-	if (family_of(eax1) >= 6)
+	if (kflush_cpu_family(eax1) >= 6)
 		model += ((eax1 >> 16) & 0xf) << 4;
 	return model;
 }
@@ -32,9 +40,9 @@ static unsigned int model_of(uint32_t eax1)
  * it in current kernels (Intel's rule moved to early_init_intel() when
  * families beyond 6 and 15 appeared).
  */
-static int rep_good(const char *vendor, uint32_t eax1)
+static KFLUSH_EARLY int rep_good(const char *vendor, uint32_t eax1)
 {
-	unsigned int family = family_of(eax1), model = model_of(eax1);
+	unsigned int family = kflush_cpu_family(eax1), model = kflush_cpu_model(eax1);
 
 	/*
 	 * intel.c, early_init_intel(): x86_vfm >= INTEL_PENTIUM_M_DOTHAN, that
@@ -44,23 +52,23 @@ static int rep_good(const char *vendor, uint32_t eax1)
 	 * does by default (the kernel then also keeps ERMS, which we read
 	 * from CPUID regardless).
 	 */
-	if (strcmp(vendor, "GenuineIntel") == 0)
+	if (kflush_same(vendor, "GenuineIntel"))
 		return family > 6 || (family == 6 && model >= 0x0d);
 	/*
 	 * amd.c: init_amd() for family 0x10 and later; init_amd_k8() for K8
 	 * revision C and later, judged on the whole CPUID(1).EAX.
 	 */
-	if (strcmp(vendor, "AuthenticAMD") == 0)
+	if (kflush_same(vendor, "AuthenticAMD"))
 		return family >= 0x10 ||
 		       (family == 0xf && ((eax1 >= 0x0f48 && eax1 < 0x0f50) || eax1 >= 0x0f58));
 	/* hygon.c, init_hygon(): always. */
-	if (strcmp(vendor, "HygonGenuine") == 0)
+	if (kflush_same(vendor, "HygonGenuine"))
 		return 1;
 	/* centaur.c, init_c3() (called for family 6 and >= 7). */
-	if (strcmp(vendor, "CentaurHauls") == 0)
+	if (kflush_same(vendor, "CentaurHauls"))
 		return (family == 6 && model >= 0x0f) || family >= 7;
 	/* zhaoxin.c, init_zhaoxin_cap() (called for family >= 6). */
-	if (strcmp(vendor, "  Shanghai  ") == 0)
+	if (kflush_same(vendor, "  Shanghai  "))
 		return family >= 6;
 	return 0;
 }
@@ -77,13 +85,14 @@ static int rep_good(const char *vendor, uint32_t eax1)
  *
  * Return: the KFLUSH_CPU_* bits to add to @cpuid_features.
  */
-uint64_t kflush_cpu_vendor_features(const char *vendor, uint32_t eax1, uint64_t cpuid_features)
+KFLUSH_EARLY uint64_t kflush_cpu_vendor_features(const char *vendor, uint32_t eax1,
+						 uint64_t cpuid_features)
 {
 	uint64_t f = 0;
 
 	if (rep_good(vendor, eax1))
 		f |= KFLUSH_CPU_REP_GOOD;
-	if (strcmp(vendor, "AuthenticAMD") == 0 && (cpuid_features & KFLUSH_CPU_FSRM))
+	if (kflush_same(vendor, "AuthenticAMD") && (cpuid_features & KFLUSH_CPU_FSRM))
 		f |= KFLUSH_CPU_FSRS;
 	return f;
 }

@@ -36,6 +36,8 @@ KFLUSH_IMPLS(kflush_flush,
 	KFLUSH_IMPL("clflush", 0, 0, flush_clflush),
 );
 
+KFLUSH_RESOLVER(KFLUSH_OP_FLUSH, kflush_flush_fn, kflush_flush)
+
 /**
  * kflush_flush() - write back every cache line touching a range
  * @addr: start of the range, any alignment
@@ -45,9 +47,7 @@ KFLUSH_IMPLS(kflush_flush,
  * are only ordered and complete after kflush_drain().
  */
 KFLUSH_API void kflush_flush(const void *addr, size_t len)
-{
-	KFLUSH_BOUND(KFLUSH_OP_FLUSH, kflush_flush_fn)(addr, len);
-}
+	__attribute__((ifunc("kflush_flush_resolve")));
 
 /**
  * kflush_drain() - wait for earlier non-temporal stores and write-backs
@@ -55,6 +55,8 @@ KFLUSH_API void kflush_flush(const void *addr, size_t len)
  * An sfence: every movnt* store and clwb/clflushopt issued before it by
  * this thread is complete (globally visible, and on pmem with ADR or eADR,
  * persistent) before any store after it. clflush is ordered anyway.
+ * <kflush.h> makes callers inline the same sfence; this symbol stays for
+ * dlsym() and for programs built against older headers.
  */
 KFLUSH_API void kflush_drain(void)
 {

@@ -36,10 +36,7 @@ static inline __attribute__((always_inline)) void movnti_block(char *d, const ch
 		movnti_line(d + i * LINE, s + i * LINE);
 }
 
-void memcpy_flushcache_movnti(void *dst, const void *src, size_t n)
-{
-	flushcache_lines(dst, src, n, MOVNTI_BLOCK, movnti_block, movnti_line);
-}
+FLUSHCACHE_VARIANT(memcpy_flushcache_movnti, MOVNTI_BLOCK, movnti_block, movnti_line)
 
 /*
  * MOVDIR64B writes a full 64-byte line as one direct store with
@@ -67,10 +64,7 @@ static inline __attribute__((always_inline)) void movdir64b_block(char *d, const
 		movdir64b_line(d + i * LINE, s + i * LINE);
 }
 
-void memcpy_flushcache_movdir64b(void *dst, const void *src, size_t n)
-{
-	flushcache_lines(dst, src, n, MOVDIR64B_BLOCK, movdir64b_block, movdir64b_line);
-}
+FLUSHCACHE_VARIANT(memcpy_flushcache_movdir64b, MOVDIR64B_BLOCK, movdir64b_block, movdir64b_line)
 
 KFLUSH_IMPLS(kflush_memcpy_flushcache,
 	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memcpy_flushcache_avx512),
@@ -79,6 +73,8 @@ KFLUSH_IMPLS(kflush_memcpy_flushcache,
 	KFLUSH_IMPL("movnti", KFLUSH_CPU_SSE2, 0, memcpy_flushcache_movnti),
 	KFLUSH_IMPL("kernel", 0, 0, memcpy_flushcache_kernel),
 );
+
+KFLUSH_RESOLVER(KFLUSH_OP_MEMCPY_FLUSHCACHE, kflush_memcpy_flushcache_fn, kflush_memcpy_flushcache)
 
 /**
  * kflush_memcpy_flushcache() - copy, leaving no destination line dirty
@@ -91,9 +87,7 @@ KFLUSH_IMPLS(kflush_memcpy_flushcache,
  * then written back. Does not fence: kflush_drain() before relying on it.
  */
 KFLUSH_API void kflush_memcpy_flushcache(void *dst, const void *src, size_t n)
-{
-	KFLUSH_BOUND(KFLUSH_OP_MEMCPY_FLUSHCACHE, kflush_memcpy_flushcache_fn)(dst, src, n);
-}
+	__attribute__((ifunc("kflush_memcpy_flushcache_resolve")));
 
 void memset_flushcache_movnti(void *dst, int c, size_t n);
 
@@ -125,6 +119,8 @@ KFLUSH_IMPLS(kflush_memset_flushcache,
 	KFLUSH_IMPL("kernel", 0, 0, memset_flushcache_kernel),
 );
 
+KFLUSH_RESOLVER(KFLUSH_OP_MEMSET_FLUSHCACHE, kflush_memset_flushcache_fn, kflush_memset_flushcache)
+
 /**
  * kflush_memset_flushcache() - fill, leaving no destination line dirty
  * @dst: destination, any alignment
@@ -134,6 +130,4 @@ KFLUSH_IMPLS(kflush_memset_flushcache,
  * Same contract as kflush_memcpy_flushcache(). Does not fence.
  */
 KFLUSH_API void kflush_memset_flushcache(void *dst, int c, size_t n)
-{
-	KFLUSH_BOUND(KFLUSH_OP_MEMSET_FLUSHCACHE, kflush_memset_flushcache_fn)(dst, c, n);
-}
+	__attribute__((ifunc("kflush_memset_flushcache_resolve")));

@@ -186,6 +186,49 @@ KFLUSH_INLINE void flushcache_lines(char *d, const char *s, size_t n, size_t blo
 	cached_copy_wb(d + n, s + n, tail);
 }
 
+/*
+ * nt_copy_words() with the 64-byte struct page unrolled: eight loads, then
+ * eight stores, no loop. pmemtest init-bench --clock cpu, generic/fixed,
+ * three alternating runs each on AMD EPYC family 0x19 under load: 1.50-2.11
+ * with it, 2.13-2.62 with the rolled loop.
+ */
+KFLUSH_INLINE void nt_copy_small(char *d, const char *s, size_t n)
+{
+	if (n == 64) {
+		uint64_t v[8];
+
+		_Pragma("GCC unroll 8")
+		for (int i = 0; i < 8; i++)
+			v[i] = load8(s + 8 * i);
+		_Pragma("GCC unroll 8")
+		for (int i = 0; i < 8; i++)
+			nt_store8(d + 8 * i, v[i]);
+		return;
+	}
+	nt_copy_words(d, s, n);
+}
+
+/*
+ * Every variant's entry point: the small 8-aligned copy of a multiple of 4
+ * (a struct page: pmemtest init-bench's `generic` call) is what
+ * flushcache_lines() would do anyway, NT words and no edge, but decided
+ * before the driver's frame is set up. Measured (tools/callbench, AMD EPYC
+ * family 0x19): 64 B through the avx2 driver 7.3 ns per call against 3.2
+ * ns inline; the call itself is about 0.5 ns of the difference.
+ */
+#define FLUSHCACHE_VARIANT(name, block_lines, block, line)			\
+	static __attribute__((noinline)) void name##_lines(char *d, const char *s, size_t n) \
+	{									\
+		flushcache_lines(d, s, n, (block_lines), block, line);		\
+	}									\
+	void name(void *dst, const void *src, size_t n)			\
+	{									\
+		if (((((uintptr_t)dst & 7) | (n & 3)) == 0) & (n < FLUSHCACHE_BULK_MIN)) \
+			nt_copy_small(dst, src, n);				\
+		else								\
+			name##_lines(dst, src, n);				\
+	}
+
 /* The memset driver; @line stores one aligned line of the pattern in @p. */
 KFLUSH_INLINE void flushset_lines(char *d, int c, size_t n, const void *p,
 				  void (*line)(char *d, const void *p))

@@ -24,10 +24,7 @@ static inline __attribute__((always_inline)) void avx512_block(char *d, const ch
 		_mm512_stream_si512((void *)(d + i * LINE), v[i]);
 }
 
-void memcpy_flushcache_avx512(void *dst, const void *src, size_t n)
-{
-	flushcache_lines(dst, src, n, AVX512_BLOCK, avx512_block, avx512_line);
-}
+FLUSHCACHE_VARIANT(memcpy_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_line)
 
 static inline __attribute__((always_inline)) void avx512_set_line(char *d, const void *p)
 {

@@ -2,14 +2,35 @@
 /*
  * kflush_memcpy() and the page routines: their variant lists and exported
  * entry points. The variants are in memcpy.S, clear_page.S and
- * copy_page.S. Seed 004 wants no branch per page: each entry point is one
- * indirect jump through a slot bound once at load (see registry.c for why
- * a pointer and not an ifunc), never a feature test per call.
+ * copy_page.S. Seed 004 wants no branch per page: each entry point is a
+ * GNU ifunc bound once at load (registry.c), never a feature test per call.
  */
 #include "x86_64/pages.h"
 
+/* Seed 000's switch-over, until a per-CPU rule (cpu_rules.c) sets this CPU's. */
+struct kflush_memcpy_tuning kflush_memcpy_tuning = { 2048, 0 };
+
+void *memcpy_tuned(void *dst, const void *src, size_t n);
+
+/*
+ * The kernel's choice made per CPU: rep movsb from the measured switch-over
+ * (memcpy_fsrm is the bare rep movsb), memcpy_orig below it, and below it
+ * too at the destination/source distances where this CPU's rep movsb
+ * crawls. Two tail calls; the registers are the callee's arguments.
+ */
+void *memcpy_tuned(void *dst, const void *src, size_t n)
+{
+	size_t near = ((uintptr_t)dst - (uintptr_t)src) & 63;
+
+	if (n < kflush_memcpy_tuning.movsb_min ||
+	    (kflush_memcpy_tuning.avoid_near && near - 1 < 31))
+		return memcpy_orig(dst, src, n);
+	return memcpy_fsrm(dst, src, n);
+}
+
 /* Every variant stays listed, bound or not, so the benchmark can race them. */
 KFLUSH_IMPLS(kflush_memcpy,
+	KFLUSH_IMPL("tuned", KFLUSH_CPU_ERMS, KFLUSH_IMPL_RULE_ONLY, memcpy_tuned),
 	KFLUSH_IMPL("fsrm", KFLUSH_CPU_FSRM, 0, memcpy_fsrm),
 	KFLUSH_IMPL("erms", KFLUSH_CPU_ERMS, 0, memcpy_erms),
 	KFLUSH_IMPL("orig", 0, 0, memcpy_orig),
@@ -33,6 +54,8 @@ KFLUSH_IMPLS(kflush_copy_page,
 	KFLUSH_IMPL("mov", 0, 0, copy_page_mov),
 );
 
+KFLUSH_RESOLVER(KFLUSH_OP_MEMCPY, kflush_memcpy_fn, kflush_memcpy)
+
 /**
  * kflush_memcpy() - copy memory, the kernel's way
  * @dst: destination, any alignment
@@ -46,9 +69,9 @@ KFLUSH_IMPLS(kflush_copy_page,
  * Return: @dst.
  */
 KFLUSH_API void *kflush_memcpy(void *dst, const void *src, size_t n)
-{
-	return KFLUSH_BOUND(KFLUSH_OP_MEMCPY, kflush_memcpy_fn)(dst, src, n);
-}
+	__attribute__((ifunc("kflush_memcpy_resolve")));
+
+KFLUSH_RESOLVER(KFLUSH_OP_CLEAR_PAGE, kflush_clear_page_fn, kflush_clear_page)
 
 /**
  * kflush_clear_page() - zero one page
@@ -58,9 +81,9 @@ KFLUSH_API void *kflush_memcpy(void *dst, const void *src, size_t n)
  * whichever was bound at load. Ordinary cached stores; does not fence.
  */
 KFLUSH_API void kflush_clear_page(void *page)
-{
-	KFLUSH_BOUND(KFLUSH_OP_CLEAR_PAGE, kflush_clear_page_fn)(page);
-}
+	__attribute__((ifunc("kflush_clear_page_resolve")));
+
+KFLUSH_RESOLVER(KFLUSH_OP_CLEAR_PAGES, kflush_clear_pages_fn, kflush_clear_pages)
 
 /**
  * kflush_clear_pages() - zero a run of pages
@@ -72,9 +95,9 @@ KFLUSH_API void kflush_clear_page(void *page)
  * cache lines for extents larger than L3). Does not fence.
  */
 KFLUSH_API void kflush_clear_pages(void *addr, size_t npages)
-{
-	KFLUSH_BOUND(KFLUSH_OP_CLEAR_PAGES, kflush_clear_pages_fn)(addr, npages);
-}
+	__attribute__((ifunc("kflush_clear_pages_resolve")));
+
+KFLUSH_RESOLVER(KFLUSH_OP_COPY_PAGE, kflush_copy_page_fn, kflush_copy_page)
 
 /**
  * kflush_copy_page() - copy one page
@@ -85,6 +108,4 @@ KFLUSH_API void kflush_clear_pages(void *addr, size_t npages)
  * loop, whichever was bound at load. Does not fence.
  */
 KFLUSH_API void kflush_copy_page(void *to, const void *from)
-{
-	KFLUSH_BOUND(KFLUSH_OP_COPY_PAGE, kflush_copy_page_fn)(to, from);
-}
+	__attribute__((ifunc("kflush_copy_page_resolve")));

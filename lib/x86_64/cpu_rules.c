@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Per-CPU dispatch rules: where measurement showed that the feature
+ * precedence of each operation's list binds the wrong variant on a CPU,
+ * the vendor/family/model and the variant to bind instead. One table;
+ * libkflush(7), DISPATCH, "Per-CPU rules" gives the numbers behind each
+ * entry. A rule only reorders: its variant is bound when the CPU, after
+ * KFLUSH_HWCAPS, can run it; otherwise the precedence applies, so masking
+ * still overrides. Pure (no CPUID here), so tests/test_dispatch.c can
+ * compile it in and feed it synthetic CPUs.
+ */
+#include "internal.h"
+
+static const struct kflush_cpu_rule {
+	const char *vendor;
+	unsigned int family, model_min, model_max;
+	enum kflush_op op;
+	const char *variant;
+	struct kflush_memcpy_tuning memcpy;	/* for the "tuned" memcpy variant */
+} rules[] = {
+	/*
+	 * AMD Zen 5: the 32-byte NT stores beat the 64-byte ones for cold
+	 * copies of 2 KiB and more, avx2 26-28 GB/s against avx512 19-20
+	 * (movnti and kernel 24-25), measured in issue 10.
+	 */
+	{ "AuthenticAMD", 0x1a, 0x00, 0xff, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx2", { 0, 0 } },
+	/*
+	 * AMD Zen 5: rep movsb is slower than memcpy_orig below about
+	 * 768 B (orig 1.6x faster at 256 B hot), issue 10.
+	 */
+	{ "AuthenticAMD", 0x1a, 0x00, 0xff, KFLUSH_OP_MEMCPY, "tuned", { 768, 0 } },
+	/*
+	 * AMD EPYC family 0x19 model 0x01 (Zen 3), measured here: rep movsb
+	 * wins from 384 B on hot lines, and runs 10-25x slower than
+	 * memcpy_orig whenever (dst - src) mod 64 is 1..31.
+	 */
+	{ "AuthenticAMD", 0x19, 0x01, 0x01, KFLUSH_OP_MEMCPY, "tuned", { 384, 1 } },
+	/* Intel Sapphire Rapids: rep movsb catches memcpy_orig at 384 B (stop 6). */
+	{ "GenuineIntel", 0x06, 0x8f, 0x8f, KFLUSH_OP_MEMCPY, "tuned", { 384, 0 } },
+};
+
+/**
+ * kflush_cpu_rule() - the per-CPU rule for one operation, if any
+ * @vendor: the CPUID(0) vendor string ("AuthenticAMD")
+ * @eax1: CPUID(1).EAX, the family/model/stepping signature
+ * @op: the operation
+ * @tuning: set to the memcpy switch-over when the rule names "tuned"
+ *
+ * Not exported.
+ *
+ * Return: the name of the variant to prefer, or NULL if no rule applies.
+ */
+KFLUSH_EARLY const char *kflush_cpu_rule(const char *vendor, uint32_t eax1, enum kflush_op op,
+					 struct kflush_memcpy_tuning *tuning)
+{
+	unsigned int family = kflush_cpu_family(eax1), model = kflush_cpu_model(eax1);
+
+	for (unsigned int i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		const struct kflush_cpu_rule *r = &rules[i];
+
+		if (r->op == op && r->family == family && model >= r->model_min &&
+		    model <= r->model_max && kflush_same(vendor, r->vendor)) {
+			if (tuning)
+				*tuning = r->memcpy;
+			return r->variant;
+		}
+	}
+	return NULL;
+}
