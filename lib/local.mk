@@ -29,12 +29,10 @@ KFLUSH_SOURCES = \
 
 KFLUSH_AVX2_SOURCES = \
 	lib/x86_64/flushcache_avx2.c \
-	lib/x86_64/memmove_flushcache_avx2.c \
 	lib/x86_64/clear_pages_flushcache_avx2.c
 
 KFLUSH_AVX512_SOURCES = \
 	lib/x86_64/flushcache_avx512.c \
-	lib/x86_64/memmove_flushcache_avx512.c \
 	lib/x86_64/clear_pages_flushcache_avx512.c
 
 KFLUSH_VISIBILITY = -fvisibility=hidden

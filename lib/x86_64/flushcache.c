@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * memcpy_flushcache / memset_flushcache: the kernel's port, a MOVDIR64B
- * variant, and the registry entries for the per-ISA ones.
+ * variant, and the registry entries for the per-ISA ones; and the movnti
+ * flush-move, which shares the movnti line.
  */
-#include "x86_64/flushcache.h"
+#include "x86_64/memmove_flushcache.h"
 
 void memcpy_flushcache_movnti(void *dst, const void *src, size_t n);
 void memcpy_flushcache_movdir64b(void *dst, const void *src, size_t n);
@@ -37,6 +38,15 @@ static inline __attribute__((always_inline)) void movnti_block(char *d, const ch
 }
 
 FLUSHCACHE_VARIANT(memcpy_flushcache_movnti, MOVNTI_BLOCK, movnti_block, movnti_line)
+
+/*
+ * A block of movnti lines stores its first line before loading its
+ * second, which a backward move must not do: the move's block is one line.
+ */
+void memmove_flushcache_movnti(void *dst, const void *src, size_t n)
+{
+	flushmove_lines(dst, src, n, 1, movnti_line, movnti_line);
+}
 
 /*
  * MOVDIR64B writes a full 64-byte line as one direct store with

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* AVX2 flush-copy/memset: two 32-byte vmovntdq per aligned line. */
+/*
+ * AVX2 flush-copy, flush-move and flush-memset: two 32-byte vmovntdq per
+ * aligned line. A block loads all its lines before its first store, so the
+ * same block serves a move in either direction.
+ */
 #include <immintrin.h>
 
-#include "x86_64/flushcache.h"
+#include "x86_64/memmove_flushcache.h"
 
 static inline __attribute__((always_inline)) void avx2_line(char *d, const char *s)
 {
@@ -29,6 +33,11 @@ static inline __attribute__((always_inline)) void avx2_block(char *d, const char
 }
 
 FLUSHCACHE_VARIANT(memcpy_flushcache_avx2, AVX2_BLOCK, avx2_block, avx2_line)
+
+void memmove_flushcache_avx2(void *dst, const void *src, size_t n)
+{
+	flushmove_lines(dst, src, n, AVX2_BLOCK, avx2_block, avx2_line);
+}
 
 static inline __attribute__((always_inline)) void avx2_set_line(char *d, const void *p)
 {

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* AVX-512 flush-copy/memset: one 64-byte vmovntdq per aligned line. */
+/*
+ * AVX-512 flush-copy, flush-move and flush-memset: one 64-byte vmovntdq per
+ * aligned line. A block loads all its lines before its first store, so the
+ * same block serves a move in either direction.
+ */
 #include <immintrin.h>
 
-#include "x86_64/flushcache.h"
+#include "x86_64/memmove_flushcache.h"
 
 static inline __attribute__((always_inline)) void avx512_line(char *d, const char *s)
 {
@@ -25,6 +29,11 @@ static inline __attribute__((always_inline)) void avx512_block(char *d, const ch
 }
 
 FLUSHCACHE_VARIANT(memcpy_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_line)
+
+void memmove_flushcache_avx512(void *dst, const void *src, size_t n)
+{
+	flushmove_lines(dst, src, n, AVX512_BLOCK, avx512_block, avx512_line);
+}
 
 static inline __attribute__((always_inline)) void avx512_set_line(char *d, const void *p)
 {

@@ -1,38 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * memmove_flushcache: the flush-copy for overlapping buffers (PMDK's
- * pmem_memmove; the kernel has none). The kernel-shaped baseline, the
- * movnti variant and the registry entries for the per-ISA ones.
+ * pmem_memmove; the kernel has none). The kernel-shaped baseline and the
+ * registry; the movnti and vector variants sit beside the flush-copy
+ * variants whose line stores they share (flushcache*.c).
  */
 #include "x86_64/memmove_flushcache.h"
-
-void memmove_flushcache_movnti(void *dst, const void *src, size_t n);
 
 void memmove_flushcache_kernel(void *dst, const void *src, size_t n)
 {
 	flushmove_core(dst, src, n);
-}
-
-/* All eight loads before the first store: the line is one unit. */
-static inline __attribute__((always_inline)) void movnti_line(char *d, const char *s)
-{
-	uint64_t v[8];
-
-	_Pragma("GCC unroll 64")
-	for (int i = 0; i < 8; i++)
-		v[i] = load8(s + 8 * i);
-	_Pragma("GCC unroll 64")
-	for (int i = 0; i < 8; i++)
-		nt_store8(d + 8 * i, v[i]);
-}
-
-/*
- * A block of movnti lines would store its first line before loading its
- * second, which a backward move must not do: the block is one line.
- */
-void memmove_flushcache_movnti(void *dst, const void *src, size_t n)
-{
-	flushmove_lines(dst, src, n, 1, movnti_line, movnti_line);
 }
 
 KFLUSH_IMPLS(kflush_memmove_flushcache,

@@ -128,6 +128,7 @@ KFLUSH_INLINE void flushmove_lines(char *d, const char *s, size_t n, size_t bloc
 	cached_move_wb(d, s, head);
 }
 
+void memmove_flushcache_movnti(void *dst, const void *src, size_t n);
 void memmove_flushcache_avx2(void *dst, const void *src, size_t n);
 void memmove_flushcache_avx512(void *dst, const void *src, size_t n);
 
