@@ -19,6 +19,8 @@ KFLUSH_IMPLS(kflush_memmove_flushcache,
 	KFLUSH_IMPL("kernel", 0, 0, memmove_flushcache_kernel),
 );
 
+KFLUSH_RESOLVER(KFLUSH_OP_MEMMOVE_FLUSHCACHE, kflush_memmove_flushcache_fn, kflush_memmove_flushcache)
+
 /**
  * kflush_memmove_flushcache() - move, leaving no destination line dirty
  * @dst: destination, any alignment
@@ -31,6 +33,4 @@ KFLUSH_IMPLS(kflush_memmove_flushcache,
  * line is then written back. Does not fence.
  */
 KFLUSH_API void kflush_memmove_flushcache(void *dst, const void *src, size_t n)
-{
-	KFLUSH_BOUND(KFLUSH_OP_MEMMOVE_FLUSHCACHE, kflush_memmove_flushcache_fn)(dst, src, n);
-}
+	__attribute__((ifunc("kflush_memmove_flushcache_resolve")));
