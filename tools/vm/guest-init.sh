@@ -386,21 +386,21 @@ rebind() {
 }
 
 # replay_samples OUTFILE: the slow method's samples in ms, one a line (its
-# mean when there are none), then "pages P" (P is "-" when not found).
+# mean when there are none), then "pages P" (P is "-" when not found), from
+# pmemtest's JSON (pmemtest(1), OUTPUT SCHEMA: results[] with "contender"
+# and samples[].ns; the namespace's pfns_initialised).
 replay_samples() {
 	awk -f /etc/jsonflat.awk "$1" >"$1.flat" 2>/dev/null
-	obj=$(objects_with "$1.flat" '^slow$' | head -n 1)
+	obj=$(awk -F '\t' '$1 ~ /^\.results\[[0-9]+\]\.contender$/ && $2 == "slow" {
+		sub(/\.contender$/, "", $1); print $1; exit }' "$1.flat")
 	pages=
 	if [ -n "$obj" ]; then
-		awk -F '\t' -v pre="$obj.samples_ms[" 'index($1, pre) == 1 { print $2 }' "$1.flat" >"$1.s"
-		[ -s "$1.s" ] || field "$1.flat" "$obj" mean_ms >"$1.s"
-		for k in pfns_initialised pages nr_pages npages; do
-			[ -n "$pages" ] || pages=$(field "$1.flat" "$obj" $k)
-		done
+		awk -F '\t' -v pre="$obj.samples[" 'index($1, pre) == 1 && $1 ~ /\.ns$/ { print $2 / 1e6 }' \
+			"$1.flat" >"$1.s"
+		[ -s "$1.s" ] || awk -F '\t' -v k="$obj.mean_ns" '$1 == k { print $2 / 1e6 }' "$1.flat" >"$1.s"
+		pages=$(awk -F '\t' '$1 ~ /^\.namespaces\[0\]\.pfns_initialised$/ { print $2; exit }' "$1.flat")
 	else
-		# The human table: "slow  no  MEAN  MEDIAN ..."
-		awk '$1 == "slow" { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9.]+$/) { print $i; exit } }' \
-			"$1" >"$1.s"
+		: >"$1.s"
 	fi
 	cat "$1.s"
 	echo "pages ${pages:--}"
