@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,4 +209,42 @@ size_t tu_usable_variants(enum kflush_op op, struct tu_variant *out, size_t max)
 		n++;
 	}
 	return n;
+}
+
+static sigjmp_buf tu_fault_jmp;
+
+static void tu_on_fault(int sig)
+{
+	siglongjmp(tu_fault_jmp, sig);
+}
+
+long tu_first_access(void (*call)(unsigned char *page, size_t i, void *ctx),
+		     void *ctx, size_t count)
+{
+	unsigned char *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct sigaction sa, old_segv, old_bus;
+	volatile long hit = -1;
+
+	if (p == MAP_FAILED) {
+		perror("tu_first_access: mmap");
+		abort();
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = tu_on_fault;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSEGV, &sa, &old_segv) || sigaction(SIGBUS, &sa, &old_bus)) {
+		perror("tu_first_access: sigaction");
+		abort();
+	}
+	for (volatile size_t i = 0; i < count; i++) {
+		if (sigsetjmp(tu_fault_jmp, 1)) {
+			hit = (long)i;
+			break;
+		}
+		call(p, i, ctx);
+	}
+	sigaction(SIGSEGV, &old_segv, NULL);
+	sigaction(SIGBUS, &old_bus, NULL);
+	munmap(p, 4096);
+	return hit;
 }

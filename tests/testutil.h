@@ -104,4 +104,14 @@ struct tu_variant {
 /* Fill out[] with the variants of op this CPU can run; returns the count. */
 size_t tu_usable_variants(enum kflush_op op, struct tu_variant *out, size_t max);
 
+/*
+ * Calls call(page, i, ctx) for each i in [0, count), page pointing at a
+ * 4 KiB mapping that allows no access at all, with SIGSEGV and SIGBUS
+ * caught, so a call that touches any byte of it (a load, a store, a clwb
+ * or clflush of its lines) is seen. Returns the first i whose call touched
+ * the page, or -1 when none did.
+ */
+long tu_first_access(void (*call)(unsigned char *page, size_t i, void *ctx),
+		     void *ctx, size_t count);
+
 #endif /* KFLUSH_TESTUTIL_H */
