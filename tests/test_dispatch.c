@@ -637,6 +637,10 @@ Test(dispatch, cpu_rules)
 	/* The CPUs of this project's machines, by name. */
 	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
 					 KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "avx2", "Zen 5");
+	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
+					 KFLUSH_OP_MEMMOVE_FLUSHCACHE, NULL), "avx2", "Zen 5 flush-move");
+	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
+				       KFLUSH_OP_MEMSET_FLUSHCACHE, NULL), "Zen 5: no flush-memset rule");
 	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x19, 0x01),
 				       KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "Zen 3: no flush-copy rule");
 	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0x8f),
