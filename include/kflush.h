@@ -46,11 +46,26 @@ uint64_t kflush_cpu_features_raw(void);
 const char *kflush_cpu_feature_name(uint64_t feature);
 unsigned int kflush_cache_line_size(void);
 
+/*
+ * The calls a hot loop makes go through the GOT, not the PLT: in
+ * position-independent code (every PIE) a call is one indirect call to
+ * the bound variant instead of a call to a stub that jumps there, as with
+ * -fno-plt. GCC's attribute; other compilers call through the PLT.
+ */
+#if defined(__has_attribute)
+#if __has_attribute(__noplt__)
+#define KFLUSH_NOPLT __attribute__((__noplt__))
+#endif
+#endif
+#ifndef KFLUSH_NOPLT
+#define KFLUSH_NOPLT
+#endif
+
 /* Flush-copy family: on return no destination line is dirty; nothing fences. */
-void kflush_memcpy_flushcache(void *dst, const void *src, size_t n);
-void kflush_memset_flushcache(void *dst, int c, size_t n);
-void kflush_memmove_flushcache(void *dst, const void *src, size_t n);
-void kflush_flush(const void *addr, size_t len);
+KFLUSH_NOPLT void kflush_memcpy_flushcache(void *dst, const void *src, size_t n);
+KFLUSH_NOPLT void kflush_memset_flushcache(void *dst, int c, size_t n);
+KFLUSH_NOPLT void kflush_memmove_flushcache(void *dst, const void *src, size_t n);
+KFLUSH_NOPLT void kflush_flush(const void *addr, size_t len);
 /*
  * kflush_drain() is the inline below; the library also exports it out of
  * line, for dlsym() and for programs built against older headers.
@@ -65,9 +80,9 @@ void kflush_memcpy_persist(void *dst, const void *src, size_t n);
  * Temporal flush-copy: ordinary stores, then the lines written back; the
  * same contract as the flush-copy family, for destinations read again soon.
  */
-void kflush_memcpy_temporal(void *dst, const void *src, size_t n);
-void kflush_memmove_temporal(void *dst, const void *src, size_t n);
-void kflush_memset_temporal(void *dst, int c, size_t n);
+KFLUSH_NOPLT void kflush_memcpy_temporal(void *dst, const void *src, size_t n);
+KFLUSH_NOPLT void kflush_memmove_temporal(void *dst, const void *src, size_t n);
+KFLUSH_NOPLT void kflush_memset_temporal(void *dst, int c, size_t n);
 
 /* Flags of the *_flags calls: PMDK's PMEM_F_MEM_* meanings and values. */
 #define KFLUSH_F_MEM_NODRAIN		(1U << 0)
@@ -83,7 +98,7 @@ void *kflush_memmove_flags(void *dst, const void *src, size_t n, unsigned int fl
 void *kflush_memset_flags(void *dst, int c, size_t n, unsigned int flags);
 
 /* String, fault-safe copy and page routines. */
-void *kflush_memcpy(void *dst, const void *src, size_t n);
+KFLUSH_NOPLT void *kflush_memcpy(void *dst, const void *src, size_t n);
 size_t kflush_copy_safe(void *dst, const void *src, size_t n);
 /*
  * siginfo_t is POSIX, not ISO C: <signal.h> has it only when the program

@@ -44,7 +44,8 @@ tests_test_trace_CFLAGS = $(TEST_TRACE_CFLAGS)
 tests_test_trace_CCASFLAGS = $(AM_CCASFLAGS)
 tests_test_trace_LDADD = $(TEST_TRACE_LIBS)
 
-tests_test_dispatch_SOURCES = tests/test_dispatch.c lib/x86_64/cpu_vendor.c lib/x86_64/cpu_rules.c
+tests_test_dispatch_SOURCES = tests/test_dispatch.c tests/doc_rules.c tests/doc_rules.h \
+	lib/x86_64/cpu_vendor.c lib/x86_64/cpu_rules.c
 tests_test_dispatch_CFLAGS = $(TEST_CFLAGS)
 tests_test_dispatch_LDADD = $(TEST_LIBS) -ldl
 
@@ -238,3 +239,12 @@ tests_test_flags_persistence_LDADD = $(TEST_TRACE_LIBS)
 # The wrappers call the library through this program's PLT: bound at load,
 # so no first call traces the dynamic linker's lazy resolution.
 tests_test_flags_persistence_LDFLAGS = $(AM_LDFLAGS) -Wl,-z,now
+
+# kflush_memcpy's tuned variant (issue 10): which path it takes at each
+# size and distance, seen by the tracer, against libkflush(7)'s rules.
+check_PROGRAMS += tests/test_memcpy_tuned
+TESTS += tests/test_memcpy_tuned
+tests_test_memcpy_tuned_SOURCES = tests/test_memcpy_tuned.c tests/doc_rules.c tests/doc_rules.h \
+	$(TEST_TRACE)
+tests_test_memcpy_tuned_CFLAGS = $(TEST_TRACE_CFLAGS)
+tests_test_memcpy_tuned_LDADD = $(TEST_TRACE_LIBS)

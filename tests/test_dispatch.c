@@ -27,14 +27,13 @@
  * a wrapper (it installs the fault handler on the first call).
  *
  * Per-CPU rules (libkflush(7), DISPATCH, Per-CPU rules) are copied into
- * doc_rules[] below. The library's rule function (lib/x86_64/cpu_rules.c,
+ * doc_rules[] (tests/doc_rules.c). The library's rule function (lib/x86_64/cpu_rules.c,
  * compiled into this program) must give exactly those for synthetic
  * vendor/family/model inputs; and every binding expectation above applies
  * the documented rule for this host's own CPUID first.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include <cpuid.h>
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <spawn.h>
@@ -45,6 +44,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "doc_rules.h"
 
 #define DUMP_ENV "TEST_DISPATCH_DUMP"
 #define OUT_MAX 8192
@@ -107,73 +107,6 @@ static const struct doc_op {
 };
 #define NR_DOC (sizeof(doc) / sizeof(doc[0]))
 
-/*
- * libkflush(7), DISPATCH, Per-CPU rules: vendor, family, models, operation,
- * variant, and for memcpy "tuned" the switch-over and the near-distance
- * avoidance.
- */
-static const struct doc_rule {
-	const char *vendor;
-	unsigned int family, model_min, model_max;
-	enum kflush_op op;
-	const char *variant;
-	size_t movsb_min;
-	int avoid_near;
-} doc_rules[] = {
-	{ "AuthenticAMD", 0x1a, 0x00, 0xff, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx2", 0, 0 },
-	{ "AuthenticAMD", 0x1a, 0x00, 0xff, KFLUSH_OP_MEMCPY, "tuned", 768, 0 },
-	{ "AuthenticAMD", 0x19, 0x01, 0x01, KFLUSH_OP_MEMCPY, "tuned", 384, 1 },
-	{ "GenuineIntel", 0x06, 0x8f, 0x8f, KFLUSH_OP_MEMCPY, "tuned", 384, 0 },
-};
-#define NR_DOC_RULES (sizeof(doc_rules) / sizeof(doc_rules[0]))
-
-/* CPUID(1).EAX for a family and model, as the SDM and APM encode them. */
-static uint32_t signature(unsigned int family, unsigned int model)
-{
-	uint32_t eax = (model & 0xf) << 4 | (model >> 4) << 16;
-
-	if (family >= 0xf)
-		return eax | 0xfU << 8 | (family - 0xf) << 20;
-	return eax | family << 8;
-}
-
-static const struct doc_rule *doc_rule_for(const char *vendor, unsigned int family,
-					   unsigned int model, enum kflush_op op)
-{
-	for (size_t i = 0; i < NR_DOC_RULES; i++) {
-		const struct doc_rule *r = &doc_rules[i];
-
-		if (r->op == op && strcmp(r->vendor, vendor) == 0 && r->family == family &&
-		    model >= r->model_min && model <= r->model_max)
-			return r;
-	}
-	return NULL;
-}
-
-/* This host, read here with CPUID, not from the library. */
-static struct {
-	char vendor[13];
-	unsigned int family, model;
-} host;
-
-static void read_host(void)
-{
-	unsigned int a, b, c, d;
-
-	__cpuid(0, a, b, c, d);
-	memcpy(host.vendor, &b, 4);
-	memcpy(host.vendor + 4, &d, 4);
-	memcpy(host.vendor + 8, &c, 4);
-	host.vendor[12] = '\0';
-	__cpuid(1, a, b, c, d);
-	host.family = (a >> 8) & 0xf;
-	host.model = (a >> 4) & 0xf;
-	if (host.family == 0xf)
-		host.family += (a >> 20) & 0xff;
-	if (host.family >= 6)
-		host.model |= ((a >> 16) & 0xf) << 4;
-}
-
 /* libkflush(7), DISPATCH: the entry point that is a wrapper, not an ifunc. */
 static int doc_wrapper(enum kflush_op op)
 {
@@ -235,9 +168,9 @@ static size_t expected(const struct doc_op *d, uint64_t have)
 	size_t n = doc_count(d);
 	const struct doc_rule *r;
 
-	if (!host.vendor[0])
-		read_host();
-	r = doc_rule_for(host.vendor, host.family, host.model, d->op);
+	if (!doc_host.vendor[0])
+		doc_read_host();
+	r = doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model, d->op);
 	for (size_t i = 0; r && i < n; i++)
 		if (strcmp(d->v[i].name, r->variant) == 0 &&
 		    (needs_bits(d->v[i].needs) & ~have) == 0)
@@ -590,8 +523,8 @@ Test(dispatch, masks_reach_every_variant)
 			uint64_t req = needs_bits(d->v[i].needs);
 			int shadowed = 0;
 
-			const struct doc_rule *r = doc_rule_for(host.vendor, host.family,
-								host.model, d->op);
+			const struct doc_rule *r = doc_rule_for(doc_host.vendor, doc_host.family,
+								doc_host.model, d->op);
 
 			/* An earlier variant, or this host's rule's, needing no more wins. */
 			for (size_t j = 0; j < doc_count(d); j++)
@@ -687,7 +620,7 @@ Test(dispatch, cpu_rules)
 		"AuthenticAMD", "GenuineIntel", "HygonGenuine", "CentaurHauls",
 	};
 
-	for (size_t i = 0; i < NR_DOC_RULES; i++) {
+	for (size_t i = 0; i < nr_doc_rules; i++) {
 		const struct doc_rule *r = &doc_rules[i];
 		const unsigned int models[] = { r->model_min, r->model_max,
 						r->model_min - 1, r->model_max + 1 };
@@ -704,6 +637,10 @@ Test(dispatch, cpu_rules)
 	/* The CPUs of this project's machines, by name. */
 	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
 					 KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "avx2", "Zen 5");
+	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
+					 KFLUSH_OP_MEMMOVE_FLUSHCACHE, NULL), "avx2", "Zen 5 flush-move");
+	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
+				       KFLUSH_OP_MEMSET_FLUSHCACHE, NULL), "Zen 5: no flush-memset rule");
 	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x19, 0x01),
 				       KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "Zen 3: no flush-copy rule");
 	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0x8f),

@@ -135,3 +135,21 @@ Test(flags_persistence, temporal)
 			prove((enum call)c, fns[c], TEMPORAL | NODRAIN, cases[i].n, cases[i].doff,
 			      names[c]);
 }
+
+/*
+ * kflush_memcpy_temporal's inline path (1..128 bytes, libkflush(7)):
+ * each size class at both of its ends and just past the last, at offsets
+ * that put it in one line, across two, and (from 66 bytes) across three.
+ */
+Test(flags_persistence, temporal_small)
+{
+	static const size_t sizes[] = { 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 65, 96, 127,
+					128, 129 };
+	static const size_t doffs[] = { 0, 1, 32, 63 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
+		for (size_t j = 0; j < ARRAY_SIZE(doffs); j++)
+			if (!tp_quick() || j == 1)
+				prove(COPY, (const void *)kflush_memcpy_temporal, TEMPORAL | NODRAIN,
+				      sizes[i], doffs[j], "kflush_memcpy_temporal");
+}

@@ -209,12 +209,21 @@ KFLUSH_INLINE void nt_copy_small(char *d, const char *s, size_t n)
 }
 
 /*
- * Every variant's entry point: the small 8-aligned copy of a multiple of 4
- * (a struct page: pmemtest init-bench's `generic` call) is what
- * flushcache_lines() would do anyway, NT words and no edge, but decided
- * before the driver's frame is set up. Measured (tools/callbench, AMD EPYC
- * family 0x19): 64 B through the avx2 driver 7.3 ns per call against 3.2
- * ns inline; the call itself is about 0.5 ns of the difference.
+ * Every variant's entry point. First, one whole aligned line (a 64-byte
+ * struct page in a memmap: pmemtest init-bench's `generic` call) goes out
+ * as the variant's own line store, one test and no frame. Then the small
+ * 8-aligned copy of a multiple of 4 (the other struct page sizes) is what
+ * flushcache_lines() would do anyway, NT words and no edge, decided before
+ * the driver's frame is set up.
+ *
+ * Why the line store and not eight movnti: out of line, every call adds a
+ * return-address store and a few branches to a stream of NT stores that
+ * is already waiting for write-combining buffers, and eight store uops per
+ * line leave no room to hide them; four or two vector stores do. Measured
+ * (AMD EPYC family 0x19 model 0x01, Zen 3, loaded 2-vCPU VM, 512 MiB
+ * stream, thread CPU time, min of 15 interleaved rounds, ns per 64 B):
+ * inline movnti 3.92, called movnti 4.53, called 2 x 32 B 3.94, called 4 x
+ * 16 B 3.98; libkflush(7), NOTES, has the init-bench ratios.
  */
 #define FLUSHCACHE_VARIANT(name, block_lines, block, line)			\
 	static __attribute__((noinline)) void name##_lines(char *d, const char *s, size_t n) \
@@ -223,7 +232,9 @@ KFLUSH_INLINE void nt_copy_small(char *d, const char *s, size_t n)
 	}									\
 	void name(void *dst, const void *src, size_t n)			\
 	{									\
-		if (((((uintptr_t)dst & 7) | (n & 3)) == 0) & (n < FLUSHCACHE_BULK_MIN)) \
+		if ((((uintptr_t)dst & (LINE - 1)) | (n ^ LINE)) == 0)		\
+			line(dst, src);						\
+		else if (((((uintptr_t)dst & 7) | (n & 3)) == 0) & (n < FLUSHCACHE_BULK_MIN)) \
 			nt_copy_small(dst, src, n);				\
 		else								\
 			name##_lines(dst, src, n);				\

@@ -22,6 +22,35 @@ ENTRY(memcpy_fsrm)
 END(memcpy_fsrm)
 
 /*
+ * The kernel's choice made per CPU, from kflush_memcpy_tuning (a per-CPU
+ * rule sets it, strings.c): rep movsb from movsb_min bytes, memcpy_orig
+ * below, and below too when avoid_near is set and (dst - src) mod 64 is
+ * 1..31, where that CPU's rep movsb crawls. Like the ERMS entry it runs
+ * memcpy_orig's own body, with no call or jump into another routine: a
+ * copy under 32 B costs one compare more than memcpy_orig and no load.
+ * (Under 32 B it never uses rep movsb, whatever movsb_min says.)
+ */
+ENTRY(memcpy_tuned)
+	movq	%rdi, %rax
+	movq	%rdx, %rcx
+	cmpq	$32, %rdx
+	jb	.Ltail
+	cmpq	kflush_memcpy_tuning(%rip), %rdx	/* .movsb_min */
+	jb	.Lscalar
+	cmpl	$0, kflush_memcpy_tuning+8(%rip)	/* .avoid_near */
+	je	.Lmovsb
+	movl	%edi, %edx
+	subl	%esi, %edx
+	andl	$63, %edx
+	subl	$1, %edx		/* 1..31 -> 0..30; 0 -> 0xffffffff */
+	cmpl	$31, %edx
+	jb	.Lscalar
+.Lmovsb:
+	rep movsb
+	ret
+END(memcpy_tuned)
+
+/*
  * ERMS without FSRM: rep movsb has a start-up cost that only pays off on
  * long copies (seed 000 measured 32..256 B copies 16-112 % slower with it),
  * so below 2048 B this is memcpy_orig. Copies under 32 B never see the

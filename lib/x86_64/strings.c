@@ -5,28 +5,18 @@
  * copy_page.S. Seed 004 wants no branch per page: each entry point is a
  * GNU ifunc bound once at load (registry.c), never a feature test per call.
  */
+#include <stddef.h>
+
 #include "x86_64/pages.h"
 
 /* Seed 000's switch-over, until a per-CPU rule (cpu_rules.c) sets this CPU's. */
 struct kflush_memcpy_tuning kflush_memcpy_tuning = { 2048, 0 };
 
+/* In memcpy.S, which reads avoid_near at offset 8. */
 void *memcpy_tuned(void *dst, const void *src, size_t n);
-
-/*
- * The kernel's choice made per CPU: rep movsb from the measured switch-over
- * (memcpy_fsrm is the bare rep movsb), memcpy_orig below it, and below it
- * too at the destination/source distances where this CPU's rep movsb
- * crawls. Two tail calls; the registers are the callee's arguments.
- */
-void *memcpy_tuned(void *dst, const void *src, size_t n)
-{
-	size_t near = ((uintptr_t)dst - (uintptr_t)src) & 63;
-
-	if (n < kflush_memcpy_tuning.movsb_min ||
-	    (kflush_memcpy_tuning.avoid_near && near - 1 < 31))
-		return memcpy_orig(dst, src, n);
-	return memcpy_fsrm(dst, src, n);
-}
+_Static_assert(offsetof(struct kflush_memcpy_tuning, movsb_min) == 0 &&
+	       offsetof(struct kflush_memcpy_tuning, avoid_near) == 8,
+	       "memcpy.S reads the tuning at these offsets");
 
 /* Every variant stays listed, bound or not, so the benchmark can race them. */
 KFLUSH_IMPLS(kflush_memcpy,

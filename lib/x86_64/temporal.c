@@ -8,7 +8,111 @@
  * write-combining buffers. Same contract as the flush-copy: on return no
  * destination line is dirty; nothing fences.
  */
+#include <emmintrin.h>
+
 #include "x86_64/flush.h"
+
+void flush_clwb(const void *addr, size_t len);
+void flush_clflushopt(const void *addr, size_t len);
+
+/* Up to here the copy is inline and the lines are written back inline. */
+#define TEMPORAL_SMALL_MAX 128
+
+typedef __m128i u128 __attribute__((aligned(1)));
+
+/*
+ * 1..128 bytes with loads from both ends, every load before any store
+ * (the buffers do not overlap): no loop, no call, a branch per size class,
+ * the way the C library's small memcpy is built.
+ */
+KFLUSH_INLINE void small_copy(char *d, const char *s, size_t n)
+{
+	if (n >= 32) {
+		/* 32..128: two or four 16-byte words from each end. */
+		__m128i a = _mm_loadu_si128((const u128 *)s);
+		__m128i b = _mm_loadu_si128((const u128 *)(s + 16));
+		__m128i y = _mm_loadu_si128((const u128 *)(s + n - 32));
+		__m128i z = _mm_loadu_si128((const u128 *)(s + n - 16));
+
+		if (n > 64) {
+			__m128i c = _mm_loadu_si128((const u128 *)(s + 32));
+			__m128i e = _mm_loadu_si128((const u128 *)(s + 48));
+			__m128i w = _mm_loadu_si128((const u128 *)(s + n - 64));
+			__m128i x = _mm_loadu_si128((const u128 *)(s + n - 48));
+
+			_mm_storeu_si128((u128 *)(d + 32), c);
+			_mm_storeu_si128((u128 *)(d + 48), e);
+			_mm_storeu_si128((u128 *)(d + n - 64), w);
+			_mm_storeu_si128((u128 *)(d + n - 48), x);
+		}
+		_mm_storeu_si128((u128 *)d, a);
+		_mm_storeu_si128((u128 *)(d + 16), b);
+		_mm_storeu_si128((u128 *)(d + n - 32), y);
+		_mm_storeu_si128((u128 *)(d + n - 16), z);
+	} else if (n >= 16) {
+		__m128i a = _mm_loadu_si128((const u128 *)s);
+		__m128i z = _mm_loadu_si128((const u128 *)(s + n - 16));
+
+		_mm_storeu_si128((u128 *)d, a);
+		_mm_storeu_si128((u128 *)(d + n - 16), z);
+	} else if (n >= 8) {
+		uint64_t a = load8(s), z = load8(s + n - 8);
+
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &z, 8);
+	} else if (n >= 4) {
+		uint32_t a = load4(s), z = load4(s + n - 4);
+
+		memcpy(d, &a, 4);
+		memcpy(d + n - 4, &z, 4);
+	} else {
+		/* 1..3: first, middle and last byte (some the same). */
+		char a = s[0], m = s[n >> 1], z = s[n - 1];
+
+		d[0] = a;
+		d[n >> 1] = m;
+		d[n - 1] = z;
+	}
+}
+
+/*
+ * kflush_memcpy_temporal, once per write-back instruction, bound by GNU
+ * ifunc to the one the flush operation is bound to (so KFLUSH_HWCAPS
+ * applies): a small copy is then the call and nothing else, where the
+ * general path is two more calls, kflush_memcpy and the flush.
+ */
+#define DEFINE_TEMPORAL(name, insn)						\
+	static void name(void *dst, const void *src, size_t n)			\
+	{									\
+		uintptr_t line = kflush_clflush_size, p, end;			\
+										\
+		if (n - 1 >= TEMPORAL_SMALL_MAX) {				\
+			if (!n)							\
+				return;						\
+			KFLUSH_BOUND(KFLUSH_OP_MEMCPY, kflush_memcpy_fn)(dst, src, n); \
+			writeback_range(dst, n);				\
+			return;							\
+		}								\
+		small_copy(dst, src, n);					\
+		end = (uintptr_t)dst + n;					\
+		for (p = (uintptr_t)dst & ~(line - 1); p < end; p += line)	\
+			insn((const void *)p);					\
+	}
+
+DEFINE_TEMPORAL(memcpy_temporal_clwb, wb_clwb)
+DEFINE_TEMPORAL(memcpy_temporal_clflushopt, wb_clflushopt)
+DEFINE_TEMPORAL(memcpy_temporal_clflush, wb_clflush)
+
+static KFLUSH_EARLY kflush_memcpy_flushcache_fn kflush_memcpy_temporal_resolve(void)
+{
+	kflush_fn flush = kflush_resolve(KFLUSH_OP_FLUSH);
+
+	if (flush == (kflush_fn)flush_clwb)
+		return memcpy_temporal_clwb;
+	if (flush == (kflush_fn)flush_clflushopt)
+		return memcpy_temporal_clflushopt;
+	return memcpy_temporal_clflush;
+}
 
 /**
  * kflush_memcpy_temporal() - copy through the cache, then write the lines back
@@ -16,16 +120,13 @@
  * @src: source, any alignment; must not overlap @dst
  * @n: bytes to copy; 0 touches nothing
  *
- * kflush_memcpy() followed by kflush_flush() over the destination. Does
- * not fence: kflush_drain() before relying on it.
+ * kflush_memcpy() followed by kflush_flush() over the destination; up to
+ * 128 bytes an inline copy and inline write-backs with the same
+ * instruction kflush_flush() is bound to. Does not fence: kflush_drain()
+ * before relying on it.
  */
 KFLUSH_API void kflush_memcpy_temporal(void *dst, const void *src, size_t n)
-{
-	if (!n)
-		return;
-	KFLUSH_BOUND(KFLUSH_OP_MEMCPY, kflush_memcpy_fn)(dst, src, n);
-	writeback_range(dst, n);
-}
+	__attribute__((ifunc("kflush_memcpy_temporal_resolve")));
 
 /**
  * kflush_memmove_temporal() - move through the cache, then write the lines back

@@ -71,6 +71,9 @@ static int do_bulk(struct copy_run *x, bool sweep)
 	}
 	if (sweep)
 		copy_add(x, v, &nv, "glibc:memcpy+flush", BENCH_PEER, CALL_GLIBC_FLUSH, NULL, 0);
+	if (sweep)	/* the temporal path, against glibc + flush (issue 10) */
+		copy_add(x, v, &nv, "ref:kflush_memcpy_temporal", BENCH_REF, CALL_FLUSHCACHE,
+			 (kflush_fn)kflush_memcpy_temporal, 0);
 	snprintf(roof, sizeof(roof), "roof:nt_copy(%s)", roof_nt_copy_name());
 	copy_add(x, v, &nv, roof, BENCH_ROOF, CALL_ROOF_COPY, NULL, 0);
 	if (sweep) {

@@ -213,6 +213,9 @@ REPLAY_INLINE void slow_run(const struct replay_ns *ns, uint64_t lo, uint64_t hi
 		set_pageblocks(ns, lo, hi);
 }
 
+/* "generic" with --variant: the registry variant, called through its pointer. */
+#define TMPL_GENERIC_VARIANT (-1)
+
 /*
  * One template copy. "generic" gets its size through a volatile, so the
  * inline memcpy_nontemporal() cannot see a constant and calls the library.
@@ -222,10 +225,10 @@ REPLAY_INLINE void tmpl_copy(const struct replay_ns *ns, const int m, char *dst,
 {
 	switch (m) {
 	case REPLAY_GENERIC:
-		if (ns->generic_variant)
-			ns->generic_variant(dst, t, n_rt);
-		else
-			memcpy_nontemporal(dst, t, n_rt);
+		memcpy_nontemporal(dst, t, n_rt);
+		break;
+	case TMPL_GENERIC_VARIANT:
+		ns->generic_variant(dst, t, n_rt);
 		break;
 	case REPLAY_FIXED:
 		memcpy_flushcache(dst, t, sp);
@@ -263,8 +266,8 @@ REPLAY_INLINE void tmpl_place(const struct replay_ns *ns, const int m, char *dst
 }
 
 /* The template path over [lo, hi). */
-REPLAY_INLINE void tmpl_run(const struct replay_ns *ns, uint64_t lo, uint64_t hi, const unsigned int sp,
-			const int m)
+REPLAY_INLINE void tmpl_loop(const struct replay_ns *ns, uint64_t lo, uint64_t hi, const unsigned int sp,
+			 const int m)
 {
 	struct mm_page t __attribute__((aligned(64)));
 	struct mm_page tt __attribute__((aligned(64)));
@@ -300,6 +303,20 @@ REPLAY_INLINE void tmpl_run(const struct replay_ns *ns, uint64_t lo, uint64_t hi
 	tmpl_drain(ns, m);
 	if (ns->k->pageblocks_after)
 		set_pageblocks(ns, lo, hi);
+}
+
+/*
+ * Whether "generic" calls a --variant is decided here, once, not per page:
+ * its loop is then the library call and nothing else a program's would
+ * not have (a test and a load per page showed up next to a 64-byte call).
+ */
+REPLAY_INLINE void tmpl_run(const struct replay_ns *ns, uint64_t lo, uint64_t hi, const unsigned int sp,
+			const int m)
+{
+	if (m == REPLAY_GENERIC && ns->generic_variant)
+		tmpl_loop(ns, lo, hi, sp, TMPL_GENERIC_VARIANT);
+	else
+		tmpl_loop(ns, lo, hi, sp, m);
 }
 
 /* The x86-64 struct page sizes (kmodel.c says which configs give them). */

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kflush_memcpy's "tuned" variant, watched instruction by instruction: the
+ * persistence tracer (tests/trace/) single-steps it in a child and this
+ * test notes whether a rep movsb ran. libkflush(7) documents the rule:
+ * rep movsb from the CPU's switch-over size, memcpy_orig below it, and on
+ * a CPU whose rule says so also memcpy_orig whenever (dst - src) mod 64
+ * is 1..31; without a rule the switch-over is 2048 bytes. The switch-over
+ * and the distance rule for this host come from tests/doc_rules.c (the
+ * documented table) and this host's CPUID, never from the library.
+ *
+ * tests/test_memcpy.c checks the bytes of every size and offset; this
+ * checks the path, which the bytes cannot show for buffers apart.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "doc_rules.h"
+#include "trace/tracer.h"
+
+#define ARENA (96u << 10)
+#define FAR (40u << 10)		/* the other buffer's distance, before the mod-64 part */
+#define PAGE_OFF 256
+
+static struct tt_tracer tracer;
+static unsigned char *arena;
+static kflush_memcpy_fn tuned;
+
+struct seen {
+	size_t movsb_bytes;	/* bytes moved by rep movsb */
+	size_t steps;
+};
+
+static void sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
+{
+	struct seen *s = ctx;
+
+	s->steps++;
+	if (in->string && in->rep && in->width == 1 && strstr(in->text, "movsb"))
+		s->movsb_bytes += e->len;
+}
+
+static void setup(void)
+{
+	char why[160] = "";
+	int idx = kflush_variant_find(KFLUSH_OP_MEMCPY, "tuned"), r;
+
+	cr_assert_geq(idx, 0, "no tuned variant");
+	tuned = (kflush_memcpy_fn)kflush_variant_fn(KFLUSH_OP_MEMCPY, (unsigned int)idx);
+	if (!tuned)
+		cr_skip_test("tuned needs erms, which this CPU (after KFLUSH_HWCAPS) lacks");
+	/* Shared, and mapped before the fork, so the child copies into it. */
+	arena = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(arena, MAP_FAILED);
+	r = tt_start(&tracer, why, sizeof(why));
+	if (r == 1)
+		cr_skip_test("tracer: %s; the path of tuned was not observed", why);
+	cr_assert_eq(r, 0, "tracer: %s", why);
+}
+
+static void teardown(void)
+{
+	tt_stop(&tracer);
+	munmap(arena, ARENA);
+}
+
+static void fill(unsigned char *p, size_t n, unsigned int seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)(i * 131 + seed * 7 + 1);
+}
+
+/* One traced copy; returns the bytes rep movsb moved, after checking the copy. */
+static size_t traced_copy(unsigned char *dst, const unsigned char *src, size_t n)
+{
+	struct seen s = { 0, 0 };
+	char err[256] = "";
+
+	fill(arena, ARENA, (unsigned int)n);
+	memset(dst, 0, n);
+	cr_assert_eq(tt_call(&tracer, (const void *)tuned, (uint64_t)(uintptr_t)dst,
+			     (uint64_t)(uintptr_t)src, n, sink, &s, err, sizeof(err)), 0,
+		     "tuned n=%zu dst-src=%td: %s", n, dst - src, err);
+	cr_assert(memcmp(dst, src, n) == 0, "tuned n=%zu dst-src=%td: wrong bytes", n, dst - src);
+	return s.movsb_bytes;
+}
+
+Test(memcpy_tuned, path_follows_documented_rule, .init = setup, .fini = teardown)
+{
+	static const size_t dists[] = { 0, 1, 8, 16, 31, 32, 33, 48, 63 };
+	const struct doc_rule *r;
+	size_t min = DOC_TUNED_DEFAULT_MIN;
+	int avoid_near = 0;
+
+	doc_read_host();
+	r = doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model, KFLUSH_OP_MEMCPY);
+	if (r && strcmp(r->variant, "tuned") == 0) {
+		min = r->movsb_min;
+		avoid_near = r->avoid_near;
+	}
+	cr_log_info("%s family %#x model %#x: documented rep movsb from %zu B%s", doc_host.vendor,
+		    doc_host.family, doc_host.model, min,
+		    avoid_near ? ", not at distances 1..31 mod 64" : ", at every distance");
+	if (!avoid_near)
+		cr_log_info("no distance rule on this CPU: checked that none is applied");
+
+	for (size_t i = 0; i < sizeof(dists) / sizeof(dists[0]); i++) {
+		size_t d = dists[i];
+		int near = d >= 1 && d <= 31;
+		const size_t sizes[] = { min - 1, min, min + 100 };
+
+		for (size_t k = 0; k < 3; k++) {
+			size_t n = sizes[k];
+			int want = n >= min && !(avoid_near && near);
+			/* Destination above the source, then below it: same distance mod 64. */
+			unsigned char *hi = arena + PAGE_OFF + FAR + d, *lo = arena + PAGE_OFF;
+			size_t up = traced_copy(hi, lo, n);
+			size_t down = traced_copy(arena + PAGE_OFF + d, arena + PAGE_OFF + FAR, n);
+
+			cr_expect_eq(up != 0, want, "n=%zu, dst = src + %u + %zu: rep movsb %s "
+				     "(moved %zu B), documented %s", n, FAR, d, up ? "ran" : "did not run",
+				     up, want ? "rep movsb" : "memcpy_orig");
+			cr_expect_eq(down != 0, want, "n=%zu, dst = src - %u + %zu: rep movsb %s "
+				     "(moved %zu B), documented %s", n, FAR, d,
+				     down ? "ran" : "did not run", down, want ? "rep movsb" : "memcpy_orig");
+			if (want)
+				cr_expect_eq(up, n, "n=%zu dist %zu: rep movsb moved %zu of %zu B",
+					     n, d, up, n);
+		}
+	}
+	cr_log_info("%zu instructions stepped", tracer.steps);
+}
