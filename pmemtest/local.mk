@@ -7,7 +7,8 @@ bin_PROGRAMS += pmemtest/pmemtest
 pmemtest_common_sources = \
 	pmemtest/common/cli.c pmemtest/common/cli.h \
 	pmemtest/common/stats.c pmemtest/common/stats.h \
-	pmemtest/common/roof.c pmemtest/common/roof.h \
+	pmemtest/common/roof.c pmemtest/common/roof.h pmemtest/common/roof_isa.h \
+	pmemtest/common/roof_avx2.c pmemtest/common/roof_avx512.c \
 	pmemtest/common/devices.c pmemtest/common/devices.h \
 	pmemtest/common/output.c pmemtest/common/output.h \
 	pmemtest/common/progress.c pmemtest/common/progress.h
@@ -22,7 +23,8 @@ pmemtest_pmemtest_SOURCES = pmemtest/main.c pmemtest/pmemtest.h \
 	pmemtest/info.c pmemtest/plot.c \
 	$(pmemtest_common_sources) $(pmemtest_replay_sources) $(pmemtest_init_sources) \
 	pmemtest/bench/bench.h pmemtest/bench/buffers.c pmemtest/bench/options.c \
-	pmemtest/bench/results.c \
+	pmemtest/bench/res.h pmemtest/bench/results.c pmemtest/bench/results_out.c \
+	pmemtest/bench/bound.c \
 	pmemtest/bench/copy.h pmemtest/bench/copy.c pmemtest/bench/copy_run.c \
 	pmemtest/bench/copy_struct_page.c pmemtest/bench/copy_bulk.c \
 	pmemtest/bench/copy_strings.c \

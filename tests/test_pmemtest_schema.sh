@@ -50,13 +50,32 @@ results='
 		(.median_ns > 0) and (.min_ns <= .median_ns) and (.median_ns <= .max_ns) and
 		(.gbps > 0) and
 		(.samples | length == $repeat) and
-		(.samples | all((.round | type == "number") and (.ns | type == "number" and . > 0)))))'
+		(.samples | all((.round | type == "number") and (.ns | type == "number" and . > 0))) and
+		(.roof_error | type == "boolean") and
+		(if .roof_error then (.over_roof > 1.03) and .x_roof == null else .over_roof == null end) and
+		(.roof_strategy == null or (.roof_strategy as $s | $strategies | index($s) != null)))) and
+	(.roof_errors | type == "array") and
+	(.roof_errors | length) == ([.results[] | select(.roof_error)] | length)'
+
+# The roof's store strategies this CPU has (pmemtest(1), ROOFS), from its
+# flags: a roof_strategy must be one of them.
+flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
+strategies="movnti sse2 rep_stosb rep_stosq"
+for f in avx2:avx2 avx512f:avx512 movdir64b:movdir64b clzero:clzero; do
+	case $flags in *" ${f%%:*} "*) strategies="$strategies ${f#*:}" ;; esac
+done
+STRATEGIES=$(printf '%s\n' $strategies | jq -R . | jq -sc .)
+# The benches' bound-vs-fastest entries.
+bound='(.bound | type == "array") and (.bound | all((.operation | type == "string") and
+	(.cache | IN("hot", "cold")) and (.bound | type == "string") and
+	(.measured | type == "boolean")))'
 
 # check_json FILE COMMAND REPEAT CLOCK DRAM [extra jq condition]
 check_json() {
 	n=$((n + 1))
 	extra=${6:-true}
 	if ! jq -e --arg cmd "$2" --argjson repeat "$3" --arg clock "$4" --argjson dram "$5" \
+		--argjson strategies "$STRATEGIES" \
 		"($envelope) and ($results) and .clock == \$clock and
 		 .dram_stands_in_for_pmem == \$dram and .options.repeat == \$repeat and ($extra)" \
 		"$1" > /dev/null; then
@@ -101,7 +120,8 @@ fi
 if run "$T/clear.json" --json clear-bench --extents 4K --cache hot --repeat 2 --buffer 8M \
 	--clock cpu; then
 	check_json "$T/clear.json" clear-bench 2 cpu true \
-		'.options.extents == [4096] and .options.cache == ["hot"] and
+		'.options.extents == [4096] and .options.cache == ["hot"] and ('"$bound"') and
+		 (.bound | length > 0) and
 		 (.results | all(.size == 4096 and .cache == "hot"))'
 fi
 # CSV rows: per contender, one per round and one median.
@@ -114,7 +134,7 @@ fi
 # a mix row's size is its upper bound, the mode's own).
 if run "$T/copy.json" --json copy-bench --mode copy-safe --sizes 64,128 --repeat 2 --buffer 4M; then
 	check_json "$T/copy.json" copy-bench 2 wall true \
-		'.options.mode == ["copy-safe"] and .options.sizes == [64, 128] and
+		'.options.mode == ["copy-safe"] and .options.sizes == [64, 128] and ('"$bound"') and
 		 (.results | all(.layout == "mix" or .size == 64 or .size == 128))'
 fi
 if run "$T/copy.csv" --csv -q copy-bench --mode copy-safe --sizes 64,128 --repeat 2 --buffer 4M; then

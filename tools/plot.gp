@@ -31,10 +31,10 @@ cols = int(ceil(sqrt(n)))
 rows = int(ceil(real(n) / cols))
 
 # In panel p: the contenders, and which of them is the bound variant, the
-# best peer and the roof (empty when there is none).
+# best peer and the roof, the roof strategy with the best mean (empty when there is none).
 conts(p) = system(sprintf("awk -F, '%s && $3\"/\"$4\"/\"$5==\"%s\" {print $7}' '%s' | awk '!seen[$0]++'", sel, p, in))
 bound(p) = system(sprintf("awk -F, '%s && $3\"/\"$4\"/\"$5==\"%s\" && $7 ~ /[(]bound[)]/ {print $7; exit}' '%s'", sel, p, in))
-roof(p) = system(sprintf("awk -F, '%s && $3\"/\"$4\"/\"$5==\"%s\" && $8==\"roof\" {print $7; exit}' '%s'", sel, p, in))
+roof(p) = system(sprintf("awk -F, '%s && $3\"/\"$4\"/\"$5==\"%s\" && $8==\"roof\" {s[$7]+=$14; c[$7]++} END {for (k in s) if (s[k]/c[k] > m) {m = s[k]/c[k]; b = k}; print b}' '%s'", sel, p, in))
 peer(p) = system(sprintf("awk -F, '%s && $3\"/\"$4\"/\"$5==\"%s\" && $8==\"peer\" {s[$7]+=$14; c[$7]++} END {for (k in s) if (s[k]/c[k] > m) {m = s[k]/c[k]; b = k}; print b}' '%s'", sel, p, in))
 series(p, k) = sprintf("< awk -F, -v k='%s' '%s && $3\"/\"$4\"/\"$5==\"%s\" && $7==k {print $6\",\"$14}' '%s' | sort -t, -k1,1n", k, sel, p, in)
 

@@ -87,6 +87,15 @@ void bench_calls_free(struct bench_calls *c);
 uint64_t bench_rand(uint64_t *state);
 
 /*
+ * The order contenders run in round @round: a permutation of 0..n-1, new
+ * each round and the same in every run. Not a rotation: with a fixed
+ * sequence each contender always follows the same one, and what that one
+ * leaves in the cache (NT stores evict, cached stores do not) biased hot
+ * samples by up to 1.25x (hot 2 MiB clears, AMD EPYC).
+ */
+void bench_round_order(size_t *order, size_t n, unsigned int round);
+
+/*
  * The benchmarks' clock: CLOCK_MONOTONIC by default, as init-bench's; with
  * --clock cpu this thread's CPU time, so time spent descheduled (a shared
  * machine) is not charged to whoever was running; memory stalls still count.
@@ -139,11 +148,17 @@ void bench_res_free(struct bench_res *r);
 int bench_res_group(struct bench_res *r, const char *mode, const char *cache,
 		    const char *layout);
 int bench_res_contender(struct bench_res *r, const char *name, enum bench_class cls);
+/* A roof contender's store strategy (a static name from roof.h), for the reports. */
+void bench_res_set_strategy(struct bench_res *r, int contender, const char *strategy);
+/* A contender that is registry variant @variant of @op, for the bound report. */
+void bench_res_set_variant(struct bench_res *r, int contender, int op, int variant);
 void bench_res_add(struct bench_res *r, int group, int contender, size_t size,
 		   unsigned int round, uint64_t calls, uint64_t bytes, uint64_t ns);
 /* Median ns per call of one cell, or 0 if it has no samples. */
 double bench_res_median(struct bench_res *r, int group, int contender, size_t size);
 double bench_res_median_gbps(struct bench_res *r, int group, int contender, size_t size);
+/* The roof of (group, size): the best median GB/s of its roof strategies, 0 if none; its name in *strategy. */
+double bench_res_roof_gbps(struct bench_res *r, int group, size_t size, const char **strategy);
 void bench_res_note(struct bench_res *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* --list: the contenders registered so far, one per line with their class. */

@@ -20,6 +20,21 @@
 #include "../common/cli.h"
 #include "../common/output.h"
 
+void bench_round_order(size_t *order, size_t n, unsigned int round)
+{
+	uint64_t st = 0x9E3779B97F4A7C15ULL * (round + 1);
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	/* Fisher-Yates from a generator of its own: the call tables' stay as they were. */
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)(bench_rand(&st) % i), t = order[i - 1];
+
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+}
+
 uint64_t bench_rand(uint64_t *state)
 {
 	/* xorshift64*: plenty for picking sizes and offsets, and repeatable. */
@@ -325,6 +340,11 @@ void bench_header(struct bench_res *r, const struct bench_bufs *b, unsigned int 
 		       b ? b->granularity : "n/a");
 	bench_res_note(r, "cpu: %s; features:%s", cpu, feat);
 	bench_res_note(r, "medians over %u interleaved rounds; spread = (max-min)/median; "
-		       "x peer = GB/s / best PMDK-or-glibc GB/s; x roof = GB/s / roof GB/s", rounds);
+		       "x peer = GB/s / best PMDK-or-glibc GB/s; x roof = GB/s / roof GB/s, the roof being the "
+		       "best roof strategy of the size (ERROR: more than 3 %% above it)", rounds);
 	bench_res_note(r, "clock: %s", bench_clock_name());
+	if (roof_test_scale() != 1)
+		bench_res_note(r, "test: every roof sample's time is multiplied by %g "
+			       "(PMEMTEST_TEST_ROOF_SCALE): the roofs are not measurements",
+			       roof_test_scale());
 }

@@ -3,7 +3,9 @@
  * pmemtest clear-bench: every registry variant of clear_page, clear_pages,
  * clear_pages_flushcache and memset_flushcache over 4 KiB, 2 MiB and 1 GiB
  * extents of non-zero pages, beside glibc memset, PMDK's memset_fn and the
- * roof (one rep stosb over the whole extent). Each sample refills its pages
+ * roof: the best of every way this CPU has to store zeros over the extent
+ * (rep stosb, NT zero stores of each width, movdir64b of a zero line,
+ * clzero), each interleaved like a contender. Each sample refills its pages
  * with non-zero data first, outside the timed region; "cold" then evicts
  * them, "hot" leaves them in the cache.
  */
@@ -18,7 +20,7 @@
 #include "../common/output.h"
 #include "../common/progress.h"
 
-enum clear_kind { CLEAR_CALL_PAGE, CLEAR_CALL_PAGES, CLEAR_CALL_PAGES_FC, CLEAR_CALL_MEMSET_FC, CLEAR_CALL_PMEM, CLEAR_CALL_GLIBC, CLEAR_CALL_ROOF, CLEAR_CALL_NT_ZERO };
+enum clear_kind { CLEAR_CALL_PAGE, CLEAR_CALL_PAGES, CLEAR_CALL_PAGES_FC, CLEAR_CALL_MEMSET_FC, CLEAR_CALL_PMEM, CLEAR_CALL_GLIBC, CLEAR_CALL_ROOF };
 
 struct clear_contender {
 	char name[64];
@@ -26,6 +28,7 @@ struct clear_contender {
 	enum clear_kind kind;
 	kflush_fn fn;
 	unsigned int flags;
+	const struct roof_strategy *roof;	/* for CLEAR_CALL_ROOF */
 	int id;
 };
 
@@ -57,6 +60,7 @@ static void add(struct clear_run *x, const char *name, enum bench_class cls, enu
 	k->kind = kind;
 	k->fn = fn;
 	k->flags = flags;
+	k->roof = NULL;
 	k->id = bench_res_contender(x->res, name, cls);
 }
 
@@ -72,10 +76,26 @@ static void add_variants(struct clear_run *x, enum kflush_op op, enum clear_kind
 			 kflush_variant_name(op, (unsigned int)i),
 			 kflush_variant_bound(op) == i ? "(bound)" : "");
 		add(x, name, BENCH_KFLUSH, kind, fn, 0);
+		if (x->nv && !strcmp(x->v[x->nv - 1].name, name))
+			bench_res_set_variant(x->res, x->v[x->nv - 1].id, (int)op, i);
 	}
 }
 
-static const char zero_line[64];
+/* The roof's strategies: "roof:rep_stosb", "roof:clzero", "roof:nt_zero(avx2)", ... */
+static void add_roofs(struct clear_run *x)
+{
+	const struct roof_strategy *s[ROOF_MAX_STRATEGIES];
+	size_t ns = roof_strategies(ROOF_ZERO, s, ROOF_MAX_STRATEGIES);
+
+	for (size_t i = 0; i < ns && x->nv < CLEAR_MAX_CONTENDERS; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), s[i]->zero ? "roof:%s" : "roof:nt_zero(%s)", s[i]->name);
+		add(x, name, BENCH_ROOF, CLEAR_CALL_ROOF, NULL, 0);
+		x->v[x->nv - 1].roof = s[i];
+		bench_res_set_strategy(x->res, x->v[x->nv - 1].id, s[i]->name);
+	}
+}
 
 /* Clear @count extents of @ext bytes from @d, one call per extent. */
 static uint64_t run(const struct clear_run *x, const struct clear_contender *k, char *d, size_t ext,
@@ -108,15 +128,15 @@ static uint64_t run(const struct clear_run *x, const struct clear_contender *k, 
 			bench_barrier();
 			break;
 		case CLEAR_CALL_ROOF:
-			roof_rep_stosb(d, ext);
-			break;
-		case CLEAR_CALL_NT_ZERO:
-			roof_nt_fill_wide(d, ext, zero_line);
+			roof_store(k->roof, ROOF_ZERO, d, NULL, ext);
 			break;
 		}
 	}
+	/* A weakly ordered roof fences once per sample, as the durable kinds drain. */
+	if (k->kind == CLEAR_CALL_ROOF)
+		roof_fence(k->roof);
 	/* The durable kinds owe one drain, like a caller before it relies on it. */
-	if (k->kind == CLEAR_CALL_PAGES_FC || k->kind == CLEAR_CALL_MEMSET_FC || k->kind == CLEAR_CALL_NT_ZERO)
+	if (k->kind == CLEAR_CALL_PAGES_FC || k->kind == CLEAR_CALL_MEMSET_FC)
 		kflush_drain();
 	else if (k->kind == CLEAR_CALL_PMEM)
 		x->b.pmem_drain();
@@ -187,8 +207,11 @@ static int run_extents(struct clear_run *x, bool hot)
 			continue;
 		}
 		for (unsigned int r = 0; r < x->rounds; r++) {
+			size_t order[CLEAR_MAX_CONTENDERS];
+
+			bench_round_order(order, x->nv, r);
 			for (size_t j = 0; j < x->nv; j++) {
-				const struct clear_contender *k = &x->v[(j + r) % x->nv];
+				const struct clear_contender *k = &x->v[order[j]];
 				size_t off = hot ? bench_hot_base(&x->b) : bench_cold(&x->b, area);
 				char *d = x->b.dst + off;
 				uint64_t ns;
@@ -217,25 +240,24 @@ static int run_extents(struct clear_run *x, bool hot)
 
 static void targets(struct clear_run *x, int g, const char *cache)
 {
-	const struct clear_contender *bound = NULL, *roof = NULL;
+	const struct clear_contender *bound = NULL;
 
-	for (size_t i = 0; i < x->nv; i++) {
+	for (size_t i = 0; i < x->nv; i++)
 		if (x->v[i].kind == CLEAR_CALL_PAGES && strstr(x->v[i].name, "(bound)"))
 			bound = &x->v[i];
-		if (x->v[i].kind == CLEAR_CALL_ROOF)
-			roof = &x->v[i];
-	}
-	if (!bound || !roof)
+	if (!bound)
 		return;
 	for (size_t ei = 0; ei < x->nextents; ei++) {
 		size_t ext = x->extents[ei];
 		double me = bench_res_median_gbps(x->res, g, bound->id, ext);
-		double rf = bench_res_median_gbps(x->res, g, roof->id, ext);
+		const char *how = NULL;
+		double rf = bench_res_roof_gbps(x->res, g, ext, &how);
 
 		if (!me || !rf || ext < (2u << 20))
 			continue;
-		bench_res_note(x->res, "target %s %zu MiB: %s %.2f GB/s = %.3fx roof (want >= 0.95: %s)",
-			       cache, ext >> 20, bound->name, me, me / rf, me / rf >= 0.95 ? "met" : "NOT met");
+		bench_res_note(x->res, "target %s %zu MiB: %s %.2f GB/s = %.3fx roof (%s) (want >= 0.95: %s)",
+			       cache, ext >> 20, bound->name, me, me / rf, how ? how : "?",
+			       me / rf >= 0.95 ? "met" : "NOT met");
 	}
 }
 
@@ -248,8 +270,9 @@ static void usage(FILE *f)
 "clear_page (one call per 4 KiB page), clear_pages (one call per extent),\n"
 "clear_pages_flushcache and memset_flushcache (+ one drain), PMDK memset_fn\n"
 "(NT|NODRAIN and NODRAIN, + drain), glibc memset (not durable), and the roof:\n"
-"one rep stosb over the whole extent; also ref:nt_zero_fill, zero stores with\n"
-"the widest NT store (one sfence), the store-only ceiling. Pages hold non-zero\n"
+"the best of every way this CPU has to store zeros over the extent (rep stosb;\n"
+"NT zero stores of 8, 16, 32, 64 B; movdir64b; clzero; one sfence per extent\n"
+"for the weakly ordered ones). Pages hold non-zero\n"
 "data before every sample (refilled outside the timed region). DRAM stands in for\n"
 "pmem: the destination is a memfd mapped through libpmem2 (forced cache-line\n"
 "granularity).\n"
@@ -264,7 +287,7 @@ static void usage(FILE *f)
 "      --clock wall|cpu wall clock (default, as init-bench) or this thread's\n"
 "                      CPU time (descheduled time is not counted)\n"
 "  -o, --only LIST     only contenders whose name contains one of these\n"
-"                      comma-separated strings (the roof always runs)\n"
+"                      comma-separated strings (the roofs always run)\n"
 "      --list          what would run: the contenders (after --only), extents\n"
 "                      and cache states, then exit\n"
 "  -h, --help          this text\n"
@@ -418,16 +441,7 @@ int cmd_clear_bench(const struct pmemtest_global *g, int argc, char **argv)
 		add(&x, "pmdk:memset", BENCH_PEER, CLEAR_CALL_PMEM, NULL, PMEM2_F_MEM_NODRAIN);
 	}
 	add(&x, "glibc:memset", BENCH_PEER, CLEAR_CALL_GLIBC, NULL, 0);
-	add(&x, "roof:rep_stosb", BENCH_ROOF, CLEAR_CALL_ROOF, NULL, 0);
-	/* Not the issue's roof, but the store-only ceiling: cold pages clear
-	 * faster with NT stores than rep stosb can (no read for ownership). */
-	{
-		char name[64];
-
-		snprintf(name, sizeof(name), "ref:nt_zero_fill(%s)",
-			 roof_nt_fill_wide(x.b.dst, 0, zero_line));
-		add(&x, name, BENCH_REF, CLEAR_CALL_NT_ZERO, NULL, 0);
-	}
+	add_roofs(&x);
 	if (x.list) {
 		list(&x, list_buffer);
 		exit_code = PMEMTEST_EXIT_OK;

@@ -35,9 +35,9 @@ static void usage(FILE *f)
 "Modes (--mode, comma-separated, default all):\n"
 "  struct-page  packed struct-page copies over the whole buffer: constant-size\n"
 "               memcpy_flushcache(), the non-constant call, every variant, PMDK\n"
-"               NT|NODRAIN and default flags, roof = 64 B NT stores (nt_fill)\n"
+"               NT|NODRAIN and default flags, roof = NT stores of the template\n"
 "  bulk         1 MiB..256 MiB cold copies: memcpy_flushcache variants vs PMDK vs\n"
-"               the NT-copy roof (widest NT store loop, unaligned loads)\n"
+"               the NT-copy roof (every NT store width, unaligned loads)\n"
 "  sweep        1 B..256 MiB log-spaced plus 4..96: memcpy_flushcache variants\n"
 "               vs PMDK vs glibc memcpy + kflush_flush vs roof; hot and cold;\n"
 "               fixed sizes, random sizes (+-25 %%) and offsets, and a random mix\n"
@@ -347,10 +347,11 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 		goto out;
 	bench_res_options(x.res, options_json(&x.o));
 	bench_header(x.res, &x.b, x.o.rounds);
-	bench_res_note(x.res, "roof for bulk/sweep: streaming copy with %s NT stores, unaligned loads "
-		       "batched 32 (zmm) or 8 (ymm) lines ahead, one sfence; struct-page roof: 64 B "
-		       "movnti stores of the template",
-		       roof_nt_copy_name());
+	bench_res_note(x.res, "roof for bulk/sweep: the best median of streaming copies with each NT "
+		       "store this CPU has (roof:nt_copy(...): 8 B movnti, 16 B sse2, 32 B avx2, 64 B "
+		       "avx512, movdir64b), loads batched as the registers allow, one sfence; "
+		       "struct-page roof: the same stores of the template's first line "
+		       "(roof:nt_fill(...))");
 	progress_begin(&x.prog, "copy-bench", x.planned, g->quiet);
 	for (size_t i = 0; i < NR_MODES && !progress_interrupted(); i++)
 		if (((x.o.modes >> i) & 1) && modes[i]->run(&x) < 0) {

@@ -26,12 +26,11 @@ enum copy_kind {
 	CALL_MEMCPY,	/* a kflush_memcpy_fn */
 	CALL_COPY_SAFE,	/* a kflush_copy_safe_fn */
 	CALL_REP_MOVSB,	/* plain rep movsb, for the seed 000 threshold */
-	CALL_ROOF_COPY,	/* roof_nt_copy() */
-	CALL_ROOF_FILL,	/* roof_nt_fill_timed() */
-	CALL_WIDE_FILL,	/* roof_nt_fill_wide(), for reference */
+	CALL_ROOF_COPY,	/* a roof strategy's streaming copy (roof.h) */
+	CALL_ROOF_FILL,	/* a roof strategy's 64-byte pattern fill */
 };
 
-#define COPY_MAX_CONTENDERS 24
+#define COPY_MAX_CONTENDERS 32
 
 struct copy_contender {
 	char name[64];
@@ -39,6 +38,7 @@ struct copy_contender {
 	enum copy_kind kind;
 	kflush_fn fn;
 	unsigned int flags;	/* PMEM2_F_MEM_* for CALL_PMEM */
+	const struct roof_strategy *roof;	/* for CALL_ROOF_* */
 	int id;			/* in the result set */
 };
 
@@ -99,6 +99,13 @@ void copy_add(struct copy_run *x, struct copy_contender *v, size_t *n, const cha
 	      enum bench_class cls, enum copy_kind kind, kflush_fn fn, unsigned int flags);
 void copy_add_variants(struct copy_run *x, struct copy_contender *v, size_t *n, enum kflush_op op,
 		       enum copy_kind kind);
+/*
+ * The roof: one contender "roof:@prefix(strategy)" per store strategy this
+ * CPU has for @use (ROOF_COPY or ROOF_FILL), interleaved with the others
+ * like any contender; the result set takes the best median as the roof.
+ */
+void copy_add_roofs(struct copy_run *x, struct copy_contender *v, size_t *n, unsigned int use,
+		    enum copy_kind kind, const char *prefix);
 /* One group (@mode, hot or cold, @layout) over @sizes: its index, or -1. */
 int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_layout layout,
 		   const size_t *sizes, size_t nsizes, size_t lo, size_t budget,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * copy-bench, bulk and sweep modes: memcpy_flushcache variants against PMDK,
- * glibc memcpy + flush and the NT-copy roof, and the issues' bulk targets
+ * glibc memcpy + flush and the NT-copy roofs, and the issues' bulk targets
  * computed from the medians.
  */
 #include <stdio.h>
@@ -34,7 +34,7 @@ static void bulk_targets(struct copy_run *x, int g, const struct copy_contender 
 
 			if (v[i].cls == BENCH_PEER && gb > peer)
 				peer = gb;
-			if (v[i].cls == BENCH_ROOF)
+			if (v[i].cls == BENCH_ROOF && gb > roof)
 				roof = gb;
 		}
 		if (!me)
@@ -60,7 +60,6 @@ static int do_bulk(struct copy_run *x, bool sweep)
 {
 	struct copy_contender v[COPY_MAX_CONTENDERS];
 	size_t nv = 0, *sizes, nsizes;
-	char roof[64];
 	int ret;
 
 	copy_add_variants(x, v, &nv, KFLUSH_OP_MEMCPY_FLUSHCACHE, CALL_FLUSHCACHE);
@@ -74,8 +73,7 @@ static int do_bulk(struct copy_run *x, bool sweep)
 	if (sweep)	/* the temporal path, against glibc + flush (issue 10) */
 		copy_add(x, v, &nv, "ref:kflush_memcpy_temporal", BENCH_REF, CALL_FLUSHCACHE,
 			 (kflush_fn)kflush_memcpy_temporal, 0);
-	snprintf(roof, sizeof(roof), "roof:nt_copy(%s)", roof_nt_copy_name());
-	copy_add(x, v, &nv, roof, BENCH_ROOF, CALL_ROOF_COPY, NULL, 0);
+	copy_add_roofs(x, v, &nv, ROOF_COPY, CALL_ROOF_COPY, "nt_copy");
 	if (sweep) {
 		copy_mode_sizes(x, 1, 256u << 20, small_extra, 8, &sizes, &nsizes);
 		ret = copy_run_layouts(x, "sweep", sizes, nsizes, 1, 4096, 8u << 20, v, nv, NULL);

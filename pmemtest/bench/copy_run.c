@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * copy-bench's engine: the contender table modes register into, and the
- * interleaved rounds that time them (A B C A B C ..., the start rotating)
+ * interleaved rounds that time them (A B C C A B ..., a new order each round)
  * into the result set. It knows contenders and layouts, never the modes.
  */
 #include <stdio.h>
@@ -30,14 +30,32 @@ void copy_add(struct copy_run *x, struct copy_contender *v, size_t *n, const cha
 	k->kind = kind;
 	k->fn = fn;
 	k->flags = flags;
+	k->roof = NULL;
 	k->id = bench_res_contender(x->res, k->name, cls);
+}
+
+void copy_add_roofs(struct copy_run *x, struct copy_contender *v, size_t *n, unsigned int use,
+		    enum copy_kind kind, const char *prefix)
+{
+	const struct roof_strategy *s[ROOF_MAX_STRATEGIES];
+	size_t ns = roof_strategies(use, s, ROOF_MAX_STRATEGIES);
+
+	for (size_t i = 0; i < ns && *n < COPY_MAX_CONTENDERS; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "roof:%s(%s)", prefix, s[i]->name);
+		copy_add(x, v, n, name, BENCH_ROOF, kind, NULL, 0);
+		v[*n - 1].roof = s[i];
+		bench_res_set_strategy(x->res, v[*n - 1].id, s[i]->name);
+	}
 }
 
 /* Every usable variant of @op, NO_BIND ones included. */
 void copy_add_variants(struct copy_run *x, struct copy_contender *v, size_t *n, enum kflush_op op,
 		     enum copy_kind kind)
 {
-	for (int i = 0; i < kflush_variant_count(op) && *n < COPY_MAX_CONTENDERS - 4; i++) {
+	/* Room is kept for the peers and the roof strategies. */
+	for (int i = 0; i < kflush_variant_count(op) && *n < COPY_MAX_CONTENDERS - 12; i++) {
 		kflush_fn fn = kflush_variant_fn(op, (unsigned int)i);
 		char name[64];
 
@@ -47,6 +65,8 @@ void copy_add_variants(struct copy_run *x, struct copy_contender *v, size_t *n, 
 			 kflush_variant_name(op, (unsigned int)i),
 			 kflush_variant_bound(op) == i ? "(bound)" : "");
 		copy_add(x, v, n, name, BENCH_KFLUSH, kind, fn, 0);
+		if (*n && v[*n - 1].fn == fn && !strcmp(v[*n - 1].name, name))
+			bench_res_set_variant(x->res, v[*n - 1].id, (int)op, i);
 	}
 }
 
@@ -113,15 +133,18 @@ static uint64_t run_calls(const struct copy_run *x, const struct copy_contender 
 		for (size_t i = 0; i < n; i++)
 			rep_movsb(d + doff[i], s + soff[i], len[i]);
 		break;
-	case CALL_ROOF_COPY:
+	case CALL_ROOF_COPY: {
+		void (*f)(void *, const void *, size_t) = k->roof->copy;
+
 		for (size_t i = 0; i < n; i++)
-			roof_nt_copy(d + doff[i], s + soff[i], len[i]);
-		__asm__ __volatile__("sfence" : : : "memory");
+			f(d + doff[i], s + soff[i], len[i]);
+		if (k->roof->nt)
+			__asm__ __volatile__("sfence" : : : "memory");
 		break;
+	}
 	case CALL_CONST:
 	case CALL_GENERIC:
 	case CALL_ROOF_FILL:
-	case CALL_WIDE_FILL:
 		break;
 	}
 	t1 = bench_now();
@@ -149,7 +172,7 @@ static bool applies(const struct copy_contender *k, enum bench_layout layout, si
 	return true;
 }
 
-/* One group: for each size, rounds of A B C ..., the start rotating. */
+/* One group: for each size, rounds of every contender, a new order each round. */
 bool copy_account(struct copy_run *x, const struct copy_contender *k, uint64_t calls,
 		  uint64_t bytes)
 {
@@ -186,8 +209,11 @@ int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_la
 			continue;
 		}
 		for (unsigned int r = 0; r < x->o.rounds; r++) {
+			size_t order[COPY_MAX_CONTENDERS];
+
+			bench_round_order(order, nv, r);
 			for (size_t j = 0; j < nv; j++) {
-				const struct copy_contender *k = &v[(j + r) % nv];
+				const struct copy_contender *k = &v[order[j]];
 				size_t off;
 				uint64_t ns;
 

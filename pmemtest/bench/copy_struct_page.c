@@ -104,14 +104,9 @@ static uint64_t run_sp(const struct copy_run *x, const struct copy_contender *k,
 		break;
 	}
 	case CALL_ROOF_FILL:
-		/* Its own wall-clock figure is ignored: timed with bench_now(). */
+		/* The template's first line over the same bytes (whole lines). */
 		*bytes = npages * sp & ~(size_t)63;
-		roof_nt_fill_timed(d, *bytes, t);
-		break;
-	case CALL_WIDE_FILL:
-		*bytes = npages * sp & ~(size_t)63;
-		roof_nt_fill_wide(d, *bytes, t);
-		__asm__ __volatile__("sfence" : : : "memory");
+		roof_run(k->roof, ROOF_FILL, d, t, *bytes);
 		break;
 	case CALL_GLIBC_FLUSH:
 	case CALL_GLIBC:
@@ -147,7 +142,7 @@ static void sp_targets(struct copy_run *x, int g, size_t sp, const struct copy_c
 			gen = gb;
 		else if (v[i].kind == CALL_PMEM && (v[i].flags & PMEM2_F_MEM_NONTEMPORAL))
 			pmdk = gb;
-		else if (v[i].kind == CALL_ROOF_FILL)
+		else if (v[i].kind == CALL_ROOF_FILL && gb > roof)
 			roof = gb;
 	}
 	if (!pmdk || !roof || !gen)
@@ -187,12 +182,13 @@ static int struct_page_run(struct copy_run *x)
 			copy_add(x, v, &nv, "pmdk:memcpy", BENCH_PEER, CALL_PMEM, NULL,
 			       PMEM2_F_MEM_NODRAIN);
 		}
-		copy_add(x, v, &nv, "roof:nt_fill", BENCH_ROOF, CALL_ROOF_FILL, NULL, 0);
-		/* What one wide store per line could do: beyond the kernel's movnti. */
-		copy_add(x, v, &nv, "ref:nt_fill_wide", BENCH_REF, CALL_WIDE_FILL, NULL, 0);
+		copy_add_roofs(x, v, &nv, ROOF_FILL, CALL_ROOF_FILL, "nt_fill");
 		for (unsigned int r = 0; r < x->o.rounds; r++) {
+			size_t order[COPY_MAX_CONTENDERS];
+
+			bench_round_order(order, nv, r);
 			for (size_t j = 0; j < nv; j++) {
-				const struct copy_contender *k = &v[(j + r) % nv];
+				const struct copy_contender *k = &v[order[j]];
 				uint64_t bytes, ns;
 
 				if (x->plan) {
@@ -200,7 +196,7 @@ static int struct_page_run(struct copy_run *x)
 					continue;
 				}
 				ns = run_sp(x, k, x->b.dst, npages, sp, t.w, &bytes);
-				if (k->kind != CALL_ROOF_FILL && k->kind != CALL_WIDE_FILL &&
+				if (k->kind != CALL_ROOF_FILL &&
 				    (check_page(x->b.dst, t.w, sp) ||
 				     check_page(x->b.dst + (npages - 1) * sp, t.w, sp))) {
 					fprintf(stderr, "pmemtest: %s wrote a wrong struct page\n",

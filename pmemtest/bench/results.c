@@ -2,8 +2,9 @@
 /*
  * The benchmarks' result set: every timed sample, kept per cell (group x
  * contender x size), summarised into medians, spread and ratios, printed as
- * a table, CSV or JSON. Ratios compare medians of contenders measured in
- * the same run on the same call table.
+ * a table, CSV or JSON (results_out.c). Ratios compare medians of
+ * contenders measured in the same run on the same call table; the roof of a
+ * cell is the best of the roof strategies measured beside it.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,46 +13,9 @@
 
 #include <json-c/json.h>
 
-#include "bench.h"
-#include "../common/cli.h"
-#include "../common/output.h"
-#include "../common/progress.h"
+#include "res.h"
 
-struct summary {
-	double med_ns, min_ns, max_ns, ns_call, gbps, spread, x_peer, x_roof;
-};
-
-struct cell {
-	struct summary st;	/* of the samples so far, see finalise() */
-	int g, c;
-	size_t size;
-	uint64_t calls, bytes;
-	uint64_t *ns;
-	unsigned int *round;
-	size_t n, cap;
-};
-
-struct group {
-	char *mode, *cache, *layout;
-};
-
-struct contender {
-	char *name;
-	enum bench_class cls;
-};
-
-struct bench_res {
-	char *bench;
-	json_object *options;	/* the command's, for --json; owned */
-	unsigned int rounds;
-	struct group *groups;
-	struct contender *conts;
-	struct cell *cells;
-	char **notes;
-	size_t ngroups, nconts, ncells, cellcap, nnotes;
-};
-
-static const char *class_name[] = {
+const char *const res_class_name[4] = {
 	[BENCH_KFLUSH] = "kflush", [BENCH_PEER] = "peer",
 	[BENCH_ROOF] = "roof", [BENCH_REF] = "ref",
 };
@@ -118,7 +82,7 @@ void bench_res_free(struct bench_res *r)
 void bench_res_list(const struct bench_res *r, FILE *f)
 {
 	for (size_t i = 0; i < r->nconts; i++)
-		fprintf(f, "    %-36s %s\n", r->conts[i].name, class_name[r->conts[i].cls]);
+		fprintf(f, "    %-36s %s\n", r->conts[i].name, res_class_name[r->conts[i].cls]);
 }
 
 void bench_res_options(struct bench_res *r, json_object *options)
@@ -144,8 +108,19 @@ int bench_res_contender(struct bench_res *r, const char *name, enum bench_class 
 		if (!strcmp(r->conts[i].name, name))
 			return (int)i;
 	r->conts = grow(r->conts, r->nconts + 1, sizeof(*r->conts));
-	r->conts[r->nconts] = (struct contender){ xstrdup(name), cls };
+	r->conts[r->nconts] = (struct contender){ xstrdup(name), cls, NULL, -1, -1 };
 	return (int)r->nconts++;
+}
+
+void bench_res_set_strategy(struct bench_res *r, int c, const char *strategy)
+{
+	r->conts[c].strategy = strategy;
+}
+
+void bench_res_set_variant(struct bench_res *r, int c, int op, int variant)
+{
+	r->conts[c].op = op;
+	r->conts[c].variant = variant;
 }
 
 static struct cell *find_cell(struct bench_res *r, int g, int c, size_t size)
@@ -179,6 +154,9 @@ void bench_res_add(struct bench_res *r, int g, int c, size_t size, unsigned int 
 		cl->ns = grow(cl->ns, cl->cap, sizeof(*cl->ns));
 		cl->round = grow(cl->round, cl->cap, sizeof(*cl->round));
 	}
+	/* The test hook slows the roofs down, never the contenders. */
+	if (r->conts[c].cls == BENCH_ROOF && roof_test_scale() != 1)
+		ns = (uint64_t)((double)ns * roof_test_scale());
 	cl->ns[cl->n] = ns ? ns : 1;
 	cl->round[cl->n++] = round;
 }
@@ -218,6 +196,26 @@ static void cell_stats(const struct cell *cl, struct summary *s)
 	s->spread = ps.median > 0 ? 100.0 * (ps.max - ps.min) / ps.median : 0;
 }
 
+/* Registration order within a size: the rounds ran in a shuffled one. */
+static int cell_cmp(const void *a, const void *b)
+{
+	const struct cell *x = a, *y = b;
+
+	if (x->g != y->g)
+		return x->g < y->g ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return x->c < y->c ? -1 : x->c > y->c;
+}
+
+void res_finalise(struct bench_res *r)
+{
+	if (r->ncells)
+		qsort(r->cells, r->ncells, sizeof(*r->cells), cell_cmp);
+	for (size_t i = 0; i < r->ncells; i++)
+		cell_stats(&r->cells[i], &r->cells[i].st);
+}
+
 double bench_res_median(struct bench_res *r, int g, int c, size_t size)
 {
 	struct cell *cl = find_cell(r, g, c, size);
@@ -240,19 +238,25 @@ double bench_res_median_gbps(struct bench_res *r, int g, int c, size_t size)
 	return s.gbps;
 }
 
-/* Best median GB/s of a class in (group, size); the roof of a random layout
- * comes from the fixed layout of the same mode and cache (a mix has none). */
-static double best_of(struct bench_res *r, int g, size_t size, enum bench_class cls)
+/*
+ * Best median GB/s of a class in (group, size), and in *who the contender
+ * that ran it; the roof of a random layout comes from the fixed layout of
+ * the same mode and cache (a mix has none).
+ */
+static double best_of(struct bench_res *r, int g, size_t size, enum bench_class cls, int *who)
 {
 	double best = 0;
 
+	*who = -1;
 	for (size_t i = 0; i < r->ncells; i++) {
 		struct cell *cl = &r->cells[i];
 
 		if (cl->g != g || cl->size != size || r->conts[cl->c].cls != cls)
 			continue;
-		if (cl->st.gbps > best)
+		if (cl->st.gbps > best) {
 			best = cl->st.gbps;
+			*who = cl->c;
+		}
 	}
 	if (!best && cls == BENCH_ROOF && !strcmp(r->groups[g].layout, "random")) {
 		int fg = -1;
@@ -263,218 +267,51 @@ static double best_of(struct bench_res *r, int g, size_t size, enum bench_class 
 			    !strcmp(r->groups[i].layout, "fixed"))
 				fg = (int)i;
 		if (fg >= 0)
-			best = best_of(r, fg, size, cls);
+			best = best_of(r, fg, size, cls, who);
 	}
 	return best;
 }
 
-static void summarise(struct bench_res *r, const struct cell *cl, struct summary *s)
+double bench_res_roof_gbps(struct bench_res *r, int g, size_t size, const char **strategy)
 {
-	double peer = best_of(r, cl->g, cl->size, BENCH_PEER);
-	double roof = best_of(r, cl->g, cl->size, BENCH_ROOF);
+	double best = 0;
+	int who = -1;
+
+	/* Medians of the samples so far: the benches ask before the print. */
+	for (size_t i = 0; i < r->ncells; i++) {
+		struct cell *cl = &r->cells[i];
+		struct summary s;
+
+		if (cl->g != g || cl->size != size || r->conts[cl->c].cls != BENCH_ROOF)
+			continue;
+		cell_stats(cl, &s);
+		if (s.gbps > best) {
+			best = s.gbps;
+			who = cl->c;
+		}
+	}
+	if (strategy)
+		*strategy = who >= 0 ? r->conts[who].strategy : NULL;
+	return best;
+}
+
+/*
+ * Over the roof by more than the tolerance is no ratio to print: the roof
+ * is then not the maximum, and the cell says so instead (roof_error).
+ */
+void res_summarise(struct bench_res *r, const struct cell *cl, struct summary *s)
+{
+	int pw, rw;
+	double peer = best_of(r, cl->g, cl->size, BENCH_PEER, &pw);
+	double roof = best_of(r, cl->g, cl->size, BENCH_ROOF, &rw);
 
 	*s = cl->st;
 	s->x_peer = peer > 0 ? s->gbps / peer : 0;
 	s->x_roof = roof > 0 ? s->gbps / roof : 0;
-}
-
-static const char *size_str(size_t n, char *buf, size_t len)
-{
-	static const char suf[] = "KMGT";
-
-	for (int i = 3; i >= 0; i--) {
-		size_t unit = (size_t)1 << (10 * (i + 1));
-
-		if (n >= unit && n % unit == 0) {
-			snprintf(buf, len, "%zu%c", n / unit, suf[i]);
-			return buf;
-		}
+	s->roof_strategy = rw >= 0 ? r->conts[rw].strategy : NULL;
+	if (r->conts[cl->c].cls != BENCH_ROOF && s->x_roof > RES_ROOF_TOLERANCE) {
+		s->roof_error = true;
+		s->over_roof = s->x_roof;
+		s->x_roof = 0;
 	}
-	snprintf(buf, len, "%zu", n);
-	return buf;
-}
-
-static void print_ratio(double v)
-{
-	if (v > 0)
-		printf(" %7.2f", v);
-	else
-		printf(" %7s", "-");
-}
-
-static void print_human(struct bench_res *r)
-{
-	for (size_t g = 0; g < r->ngroups; g++) {
-		const struct group *gr = &r->groups[g];
-		size_t last = (size_t)-1;
-
-		printf("\n== %s: %s, %s %s ==\n", r->bench, gr->mode, gr->cache, gr->layout);
-		printf("%8s  %-34s %7s %11s %9s %7s %7s %7s\n", "size", "contender", "calls",
-		       "ns/call", "GB/s", "spread", "x peer", "x roof");
-		for (size_t i = 0; i < r->ncells; i++) {
-			const struct cell *cl = &r->cells[i];
-			struct summary s;
-			char sb[32];
-
-			if (cl->g != (int)g)
-				continue;
-			summarise(r, cl, &s);
-			if (last != (size_t)-1 && last != cl->size)
-				printf("\n");
-			last = cl->size;
-			size_str(cl->size, sb + 2, sizeof(sb) - 2);
-			if (!strcmp(gr->layout, "mix"))
-				memcpy(sb, "<=", 2);
-			printf("%8s  %-34s %7llu %11.1f %9.3f %6.1f%%",
-			       strcmp(gr->layout, "mix") ? sb + 2 : sb, r->conts[cl->c].name,
-			       (unsigned long long)cl->calls, s.ns_call, s.gbps, s.spread);
-			print_ratio(s.x_peer);
-			print_ratio(s.x_roof);
-			printf("\n");
-		}
-	}
-	if (r->nnotes)
-		printf("\n");
-	for (size_t i = 0; i < r->nnotes; i++)
-		printf("%s\n", r->notes[i]);
-}
-
-static void csv_ratio(double v)
-{
-	if (v > 0)
-		printf(",%.4f", v);
-	else
-		printf(",");
-}
-
-/*
- * One header, then "sample" rows (one per timed batch) and "median" rows
- * (one per cell, gbps = bytes / median ns): tools/plot.gp plots the latter.
- */
-static void print_csv(struct bench_res *r)
-{
-	printf("row,bench,mode,cache,layout,size,contender,class,round,calls,bytes,ns,"
-	       "ns_per_call,gbps,spread_pct,x_peer,x_roof\n");
-	for (size_t i = 0; i < r->ncells; i++) {
-		const struct cell *cl = &r->cells[i];
-		const struct group *gr = &r->groups[cl->g];
-		const struct contender *ct = &r->conts[cl->c];
-		struct summary s;
-
-		for (size_t k = 0; k < cl->n; k++)
-			printf("sample,%s,%s,%s,%s,%zu,%s,%s,%u,%llu,%llu,%llu,%.3f,%.4f,,,\n",
-			       r->bench, gr->mode, gr->cache, gr->layout, cl->size, ct->name,
-			       class_name[ct->cls], cl->round[k], (unsigned long long)cl->calls,
-			       (unsigned long long)cl->bytes, (unsigned long long)cl->ns[k],
-			       (double)cl->ns[k] / (double)cl->calls,
-			       (double)cl->bytes / (double)cl->ns[k]);
-		summarise(r, cl, &s);
-		printf("median,%s,%s,%s,%s,%zu,%s,%s,%zu,%llu,%llu,%.0f,%.3f,%.4f,%.2f",
-		       r->bench, gr->mode, gr->cache, gr->layout, cl->size, ct->name,
-		       class_name[ct->cls], cl->n, (unsigned long long)cl->calls,
-		       (unsigned long long)cl->bytes, s.med_ns, s.ns_call, s.gbps, s.spread);
-		csv_ratio(s.x_peer);
-		csv_ratio(s.x_roof);
-		printf("\n");
-	}
-}
-
-static void jset(json_object *o, const char *k, json_object *v)
-{
-	json_object_object_add(o, k, v);
-}
-
-static json_object *cell_json(struct bench_res *r, const struct cell *cl)
-{
-	const struct group *gr = &r->groups[cl->g];
-	const struct contender *ct = &r->conts[cl->c];
-	json_object *o = json_object_new_object(), *samples = json_object_new_array();
-	struct summary s;
-
-	summarise(r, cl, &s);
-	jset(o, "mode", json_object_new_string(gr->mode));
-	jset(o, "cache", json_object_new_string(gr->cache));
-	jset(o, "layout", json_object_new_string(gr->layout));
-	jset(o, "size", json_object_new_int64((int64_t)cl->size));
-	jset(o, "contender", json_object_new_string(ct->name));
-	jset(o, "class", json_object_new_string(class_name[ct->cls]));
-	jset(o, "calls", json_object_new_int64((int64_t)cl->calls));
-	jset(o, "bytes", json_object_new_int64((int64_t)cl->bytes));
-	jset(o, "median_ns", json_object_new_double(s.med_ns));
-	jset(o, "min_ns", json_object_new_double(s.min_ns));
-	jset(o, "max_ns", json_object_new_double(s.max_ns));
-	jset(o, "ns_per_call", json_object_new_double(s.ns_call));
-	jset(o, "gbps", json_object_new_double(s.gbps));
-	jset(o, "spread_pct", json_object_new_double(s.spread));
-	jset(o, "x_peer", s.x_peer > 0 ? json_object_new_double(s.x_peer) : NULL);
-	jset(o, "x_roof", s.x_roof > 0 ? json_object_new_double(s.x_roof) : NULL);
-	for (size_t k = 0; k < cl->n; k++) {
-		json_object *smp = json_object_new_object();
-
-		jset(smp, "round", json_object_new_int((int)cl->round[k]));
-		jset(smp, "ns", json_object_new_int64((int64_t)cl->ns[k]));
-		json_object_array_add(samples, smp);
-	}
-	jset(o, "samples", samples);
-	return o;
-}
-
-static void print_json(struct bench_res *r)
-{
-	json_object *top = output_doc_new(r->bench, bench_clock_short(), true, r->options);
-	json_object *notes = json_object_new_array(), *cells = json_object_new_array();
-
-	r->options = NULL;
-	for (size_t i = 0; i < r->nnotes; i++)
-		json_object_array_add(notes, json_object_new_string(r->notes[i]));
-	jset(top, "notes", notes);
-	for (size_t i = 0; i < r->ncells; i++)
-		json_object_array_add(cells, cell_json(r, &r->cells[i]));
-	jset(top, "results", cells);
-	output_doc_print(top);
-}
-
-/* Whether anything but a roof was measured: a table of roofs answers nothing. */
-static bool measured(const struct bench_res *r)
-{
-	for (size_t i = 0; i < r->ncells; i++)
-		if (r->cells[i].n && r->conts[r->cells[i].c].cls != BENCH_ROOF)
-			return true;
-	return false;
-}
-
-int bench_res_print(struct bench_res *r, const struct pmemtest_global *g)
-{
-	if (!measured(r)) {
-		cli_err("%s: nothing to measure: no contender, size and cache state of these "
-			"options can run (see --list)", r->bench);
-		return PMEMTEST_EXIT_USAGE;
-	}
-	for (size_t i = 0; i < r->ncells; i++)
-		cell_stats(&r->cells[i], &r->cells[i].st);
-	if (g->json) {
-		print_json(r);
-	} else if (g->csv) {
-		/* A header and rows only, for any CSV reader: the notes are the table's and JSON's. */
-		print_csv(r);
-	} else {
-		print_human(r);
-	}
-	/* A write error is main()'s to report, once, with its real errno. */
-	cli_flush_stdout();
-	return PMEMTEST_EXIT_OK;
-}
-
-int bench_finish(struct bench_res *r, const struct pmemtest_global *g, const char *cmd)
-{
-	if (!progress_interrupted())
-		return bench_res_print(r, g);
-	if (!measured(r)) {
-		cli_err("%s: interrupted before any sample", cmd);
-		return PROGRESS_EXIT_INTERRUPTED;
-	}
-	bench_res_note(r, "interrupted (Ctrl-C): what was measured so far");
-	fprintf(stderr, "pmemtest: %s: interrupted: printing what was measured so far\n", cmd);
-	bench_res_print(r, g);
-	return PROGRESS_EXIT_INTERRUPTED;
 }

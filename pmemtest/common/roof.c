@@ -1,184 +1,133 @@
 // SPDX-License-Identifier: MIT
-/* The machine's roofs: plain non-temporal and rep-string stores of the contenders' bytes. */
+/*
+ * The machine's roofs: every store strategy x86-64 offers for the
+ * contenders' bytes. The benches time each one this CPU runs beside the
+ * contenders and take the best median as the roof: a roof that one width
+ * of store stands for is beaten on CPUs where another width is faster (Zen
+ * 5 streams avx2 1.35x faster than avx512, issue 10).
+ */
+#include <stdlib.h>
 #include <string.h>
 
-#include <immintrin.h>
+#include <emmintrin.h>
 
 #include "kflush.h"
 
+#include "cli.h"
 #include "roof.h"
-#include "stats.h"
+#include "roof_isa.h"
 
-void roof_nt_fill(void *dst, size_t len, const void *pattern)
+/*
+ * 8 B movnti: a line's 8 loads into general registers, then its 8 stores,
+ * 4 lines a pass, as lib/'s movnti variant (a first version with a
+ * memcpy() into an array and a rolled asm loop streamed at half its speed).
+ */
+static inline __attribute__((always_inline)) void movnti_line(char *d, const char *s)
 {
-	uint64_t v[8];
+	long long v[8];
+
+	_Pragma("GCC unroll 8")
+	for (int i = 0; i < 8; i++)
+		memcpy(&v[i], s + 8 * i, 8);
+	_Pragma("GCC unroll 8")
+	for (int i = 0; i < 8; i++)
+		_mm_stream_si64((long long *)(void *)(d + 8 * i), v[i]);
+}
+
+static void movnti_copy(void *dst, const void *src, size_t len)
+{
+	char *d = dst;
+	const char *s = src;
+
+	for (; len >= 4 * 64; d += 4 * 64, s += 4 * 64, len -= 4 * 64) {
+		movnti_line(d, s);
+		movnti_line(d + 64, s + 64);
+		movnti_line(d + 128, s + 128);
+		movnti_line(d + 192, s + 192);
+	}
+	for (; len >= 64; d += 64, s += 64, len -= 64)
+		movnti_line(d, s);
+}
+
+static void movnti_fill(void *dst, size_t len, const void *pattern)
+{
+	long long v[8];
 	char *d = dst;
 
 	memcpy(v, pattern, sizeof(v));
-	for (size_t off = 0; off + 64 <= len; off += 64)
-		for (int i = 0; i < 8; i++)
-			__asm__ __volatile__("movntiq %1, %0"
-					     : "=m"(*(uint64_t *)(d + off + 8 * i)) : "r"(v[i]));
-}
-
-__attribute__((target("avx512f")))
-static void nt_fill_avx512(char *d, size_t len, const void *pattern)
-{
-	__m512i v = _mm512_loadu_si512(pattern);
-
-	for (size_t off = 0; off + 64 <= len; off += 64)
-		_mm512_stream_si512((void *)(d + off), v);
-}
-
-__attribute__((target("avx2")))
-static void nt_fill_avx2(char *d, size_t len, const void *pattern)
-{
-	__m256i a = _mm256_loadu_si256(pattern);
-	__m256i b = _mm256_loadu_si256((const void *)((const char *)pattern + 32));
-
 	for (size_t off = 0; off + 64 <= len; off += 64) {
-		_mm256_stream_si256((void *)(d + off), a);
-		_mm256_stream_si256((void *)(d + off + 32), b);
+		_Pragma("GCC unroll 8")
+		for (int i = 0; i < 8; i++)
+			_mm_stream_si64((long long *)(void *)(d + off + 8 * i), v[i]);
 	}
 }
 
-const char *roof_nt_fill_wide(void *dst, size_t len, const void *pattern)
-{
-	uint64_t f = kflush_cpu_features_raw();
-
-	if (f & KFLUSH_CPU_AVX512F) {
-		nt_fill_avx512(dst, len, pattern);
-		return "avx512";
-	}
-	if (f & KFLUSH_CPU_AVX2) {
-		nt_fill_avx2(dst, len, pattern);
-		return "avx2";
-	}
-	roof_nt_fill(dst, len, pattern);
-	return "movnti";
-}
-
-uint64_t roof_nt_fill_timed(void *dst, size_t len, const void *pattern)
-{
-	uint64_t t0 = stats_now_ns();
-
-	roof_nt_fill(dst, len, pattern);
-	__asm__ __volatile__("sfence" : : : "memory");
-	return stats_now_ns() - t0;
-}
-
-/*
- * The copy roof is built for the widest store, with target attributes so
- * pmemtest needs no -m flags; the choice is made once from the raw CPUID
- * features (the machine's roof, not what KFLUSH_HWCAPS leaves us).
- */
-/*
- * Load a batch of lines into registers, then stream them out: with 32 zmm
- * (16 ymm) registers that is 32 (8) lines of loads in flight before the
- * first store, which on a cold source is worth ~15 % over 4 lines per pass
- * (PMDK does the same). The barrier keeps the stores in order.
- */
-#define NT_LD512(i) __m512i z##i = _mm512_loadu_si512((const void *)(s + 64 * (i)));
-#define NT_ST512(i) _mm512_stream_si512((void *)(d + 64 * (i)), z##i); \
+/* 16 B movntdq, baseline on x86-64: 16 xmm registers hold 4 lines of loads. */
+#define LD(i) __m128i x##i = _mm_loadu_si128((const void *)(s + 16 * (i)));
+#define ST(i) _mm_stream_si128((void *)(d + 16 * (i)), x##i); \
 	__asm__ __volatile__("" : : : "memory");
-#define NT_X8(M, a, b, c, e, f, g, h, k) M(a) M(b) M(c) M(e) M(f) M(g) M(h) M(k)
+#define X8(M, a, b, c, e, f, g, h, k) M(a) M(b) M(c) M(e) M(f) M(g) M(h) M(k)
 
-__attribute__((target("avx512f")))
-static void nt_copy_avx512(char *d, const char *s, size_t len)
+static void sse2_copy(void *dst, const void *src, size_t len)
 {
-	for (; len >= 32 * 64; d += 32 * 64, s += 32 * 64, len -= 32 * 64) {
-		NT_X8(NT_LD512, 0, 1, 2, 3, 4, 5, 6, 7)
-		NT_X8(NT_LD512, 8, 9, 10, 11, 12, 13, 14, 15)
-		NT_X8(NT_LD512, 16, 17, 18, 19, 20, 21, 22, 23)
-		NT_X8(NT_LD512, 24, 25, 26, 27, 28, 29, 30, 31)
-		NT_X8(NT_ST512, 0, 1, 2, 3, 4, 5, 6, 7)
-		NT_X8(NT_ST512, 8, 9, 10, 11, 12, 13, 14, 15)
-		NT_X8(NT_ST512, 16, 17, 18, 19, 20, 21, 22, 23)
-		NT_X8(NT_ST512, 24, 25, 26, 27, 28, 29, 30, 31)
-	}
-	for (; len >= 64; d += 64, s += 64, len -= 64)
-		_mm512_stream_si512((void *)d, _mm512_loadu_si512((const void *)s));
-}
+	char *d = dst;
+	const char *s = src;
 
-#define NT_LD256(i) __m256i y##i = _mm256_loadu_si256((const void *)(s + 32 * (i)));
-#define NT_ST256(i) _mm256_stream_si256((void *)(d + 32 * (i)), y##i); \
-	__asm__ __volatile__("" : : : "memory");
-
-__attribute__((target("avx2")))
-static void nt_copy_avx2(char *d, const char *s, size_t len)
-{
-	for (; len >= 8 * 64; d += 8 * 64, s += 8 * 64, len -= 8 * 64) {
-		NT_X8(NT_LD256, 0, 1, 2, 3, 4, 5, 6, 7)
-		NT_X8(NT_LD256, 8, 9, 10, 11, 12, 13, 14, 15)
-		NT_X8(NT_ST256, 0, 1, 2, 3, 4, 5, 6, 7)
-		NT_X8(NT_ST256, 8, 9, 10, 11, 12, 13, 14, 15)
+	for (; len >= 4 * 64; d += 4 * 64, s += 4 * 64, len -= 4 * 64) {
+		X8(LD, 0, 1, 2, 3, 4, 5, 6, 7)
+		X8(LD, 8, 9, 10, 11, 12, 13, 14, 15)
+		X8(ST, 0, 1, 2, 3, 4, 5, 6, 7)
+		X8(ST, 8, 9, 10, 11, 12, 13, 14, 15)
 	}
 	for (; len >= 64; d += 64, s += 64, len -= 64) {
-		__m256i a = _mm256_loadu_si256((const void *)s);
-		__m256i b = _mm256_loadu_si256((const void *)(s + 32));
-
-		_mm256_stream_si256((void *)d, a);
-		_mm256_stream_si256((void *)(d + 32), b);
+		LD(0) LD(1) LD(2) LD(3)
+		ST(0) ST(1) ST(2) ST(3)
 	}
 }
 
-static void nt_copy_movnti(char *d, const char *s, size_t len)
+static void sse2_fill(void *dst, size_t len, const void *pattern)
 {
-	for (size_t off = 0; off < len; off += 64) {
-		uint64_t v[8];
+	const char *p = pattern;
+	__m128i a = _mm_loadu_si128((const void *)p), b = _mm_loadu_si128((const void *)(p + 16));
+	__m128i c = _mm_loadu_si128((const void *)(p + 32)), e = _mm_loadu_si128((const void *)(p + 48));
+	char *d = dst;
 
-		memcpy(v, s + off, sizeof(v));
-		for (int i = 0; i < 8; i++)
-			__asm__ __volatile__("movntiq %1, %0"
-					     : "=m"(*(uint64_t *)(d + off + 8 * i)) : "r"(v[i]));
+	for (size_t off = 0; off + 64 <= len; off += 64) {
+		_mm_stream_si128((void *)(d + off), a);
+		_mm_stream_si128((void *)(d + off + 16), b);
+		_mm_stream_si128((void *)(d + off + 32), c);
+		_mm_stream_si128((void *)(d + off + 48), e);
 	}
 }
 
-static void (*nt_copy)(char *, const char *, size_t);
-static const char *nt_copy_name;
-
-static void nt_copy_pick(void)
+/*
+ * MOVDIR64B: one 64-byte direct store per line from memory (no register
+ * holds the line), weakly ordered like NT stores. Sapphire Rapids has it.
+ */
+static inline void movdir64b(void *d, const void *s)
 {
-	uint64_t f = kflush_cpu_features_raw();
-
-	if (nt_copy)
-		return;
-	if (f & KFLUSH_CPU_AVX512F) {
-		nt_copy_name = "avx512";
-		nt_copy = nt_copy_avx512;
-	} else if (f & KFLUSH_CPU_AVX2) {
-		nt_copy_name = "avx2";
-		nt_copy = nt_copy_avx2;
-	} else {
-		nt_copy_name = "movnti";
-		nt_copy = nt_copy_movnti;
-	}
+	__asm__ __volatile__("movdir64b (%1), %0" : : "r"(d), "r"(s) : "memory");
 }
 
-const char *roof_nt_copy_name(void)
+static void movdir64b_copy(void *dst, const void *src, size_t len)
 {
-	nt_copy_pick();
-	return nt_copy_name;
+	char *d = dst;
+	const char *s = src;
+
+	for (size_t off = 0; off + 64 <= len; off += 64)
+		movdir64b(d + off, s + off);
 }
 
-void roof_nt_copy(void *dst, const void *src, size_t len)
+static void movdir64b_fill(void *dst, size_t len, const void *pattern)
 {
-	nt_copy_pick();
-	nt_copy(dst, src, len);
+	char *d = dst;
+
+	for (size_t off = 0; off + 64 <= len; off += 64)
+		movdir64b(d + off, pattern);
 }
 
-uint64_t roof_nt_copy_timed(void *dst, const void *src, size_t len)
-{
-	uint64_t t0;
-
-	nt_copy_pick();
-	t0 = stats_now_ns();
-	nt_copy(dst, src, len);
-	__asm__ __volatile__("sfence" : : : "memory");
-	return stats_now_ns() - t0;
-}
-
-void roof_rep_stosb(void *dst, size_t len)
+/* rep stosb: the string store, cached, what clear_page_erms does. */
+static void rep_stosb_zero(void *dst, size_t len)
 {
 	void *d = dst;
 	size_t n = len;
@@ -186,10 +135,95 @@ void roof_rep_stosb(void *dst, size_t len)
 	__asm__ __volatile__("rep stosb" : "+D"(d), "+c"(n) : "a"(0) : "memory");
 }
 
-uint64_t roof_rep_stosb_timed(void *dst, size_t len)
+/* rep stosq: the kernel's clear_page_rep; faster than stosb for some sizes on some CPUs. */
+static void rep_stosq_zero(void *dst, size_t len)
 {
-	uint64_t t0 = stats_now_ns();
+	void *d = dst;
+	size_t n = len / 8;
 
-	roof_rep_stosb(dst, len);
-	return stats_now_ns() - t0;
+	__asm__ __volatile__("rep stosq" : "+D"(d), "+c"(n) : "a"(0) : "memory");
+}
+
+/* CLZERO (AMD): zero a whole line without reading it; weakly ordered. */
+static void clzero_zero(void *dst, size_t len)
+{
+	char *d = dst;
+
+	for (size_t off = 0; off + 64 <= len; off += 64)
+		__asm__ __volatile__("clzero" : : "a"(d + off) : "memory");
+}
+
+static const struct roof_strategy table[] = {
+	{ "movnti", KFLUSH_CPU_SSE2, true, movnti_copy, movnti_fill, NULL },
+	{ "sse2", KFLUSH_CPU_SSE2, true, sse2_copy, sse2_fill, NULL },
+	{ "avx2", KFLUSH_CPU_AVX2, true, roof_avx2_copy, roof_avx2_fill, NULL },
+	{ "avx512", KFLUSH_CPU_AVX512F, true, roof_avx512_copy, roof_avx512_fill, NULL },
+	{ "movdir64b", KFLUSH_CPU_MOVDIR64B, true, movdir64b_copy, movdir64b_fill, NULL },
+	{ "rep_stosb", 0, false, NULL, NULL, rep_stosb_zero },
+	{ "rep_stosq", 0, false, NULL, NULL, rep_stosq_zero },
+	{ "clzero", KFLUSH_CPU_CLZERO, true, NULL, NULL, clzero_zero },
+};
+
+size_t roof_strategies(unsigned int use, const struct roof_strategy **out, size_t max)
+{
+	uint64_t f = kflush_cpu_features_raw();
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]) && n < max; i++) {
+		const struct roof_strategy *s = &table[i];
+		bool fits = use == ROOF_COPY ? s->copy != NULL :
+			    use == ROOF_FILL ? s->fill != NULL : s->fill || s->zero;
+
+		if (fits && (f & s->requires) == s->requires)
+			out[n++] = s;
+	}
+	return n;
+}
+
+void roof_store(const struct roof_strategy *s, unsigned int use, void *dst, const void *src,
+		size_t len)
+{
+	static const char zero_line[64] __attribute__((aligned(64)));
+
+	if (use == ROOF_COPY)
+		s->copy(dst, src, len);
+	else if (use == ROOF_FILL)
+		s->fill(dst, len, src);
+	else if (s->zero)
+		s->zero(dst, len);
+	else
+		s->fill(dst, len, zero_line);
+}
+
+void roof_fence(const struct roof_strategy *s)
+{
+	if (s->nt)
+		__asm__ __volatile__("sfence" : : : "memory");
+}
+
+void roof_run(const struct roof_strategy *s, unsigned int use, void *dst, const void *src,
+	      size_t len)
+{
+	roof_store(s, use, dst, src, len);
+	roof_fence(s);
+}
+
+double roof_test_scale(void)
+{
+	static double scale;
+	const char *e;
+	char *end;
+
+	if (scale > 0)
+		return scale;
+	e = getenv("PMEMTEST_TEST_ROOF_SCALE");
+	scale = 1;
+	if (e && *e) {
+		double v = strtod(e, &end);
+
+		if (*end || !(v >= 1 && v <= 1e9))
+			cli_die_usage("PMEMTEST_TEST_ROOF_SCALE=%s: not a number from 1 to 1e9", e);
+		scale = v;
+	}
+	return scale;
 }

@@ -1,40 +1,64 @@
 /* SPDX-License-Identifier: MIT */
-/* The machine's roofs: what plain stores of the same bytes reach, same run. */
+/*
+ * The machine's roofs: every way this CPU has to store the contenders'
+ * bytes, measured in the same run; the best median is the roof.
+ */
 #ifndef PMEMTEST_ROOF_H
 #define PMEMTEST_ROOF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/*
- * The machine's own roof: bytes/second of plain 64-byte non-temporal stores
- * of `pattern` (64 bytes, non-zero, the same data the contender writes) over
- * [dst, dst+len), len a multiple of 64, dst 64-byte aligned; one sfence at
- * the end. Returns elapsed ns.
- */
-uint64_t roof_nt_fill_timed(void *dst, size_t len, const void *pattern);
-/* The same stores, untimed and unfenced, for batches. */
-void roof_nt_fill(void *dst, size_t len, const void *pattern);
-/* The same with the widest NT store (64 B zmm, else 2 x 32 B ymm); returns
- * its name. Untimed, unfenced. */
-const char *roof_nt_fill_wide(void *dst, size_t len, const void *pattern);
+/* What a roof stands for: a streaming copy, a 64-byte pattern, or zeros. */
+#define ROOF_COPY	1u
+#define ROOF_FILL	2u
+#define ROOF_ZERO	4u
 
 /*
- * The copy roof: a plain streaming copy of [src, src+len) to dst with the
- * widest non-temporal store the CPU has (AVX-512, else AVX2, else movnti),
- * unaligned loads batched into registers (32 lines with AVX-512, 8 with
- * AVX2) before the stores, one sfence at the end. dst 64-byte
- * aligned, len a multiple of 64. Returns elapsed ns.
+ * One store strategy. Every function takes a 64-byte aligned @dst and a
+ * @len that is a multiple of 64, and does not fence: roof_run() adds the
+ * one sfence a weakly ordered (@nt) strategy owes.
  */
-uint64_t roof_nt_copy_timed(void *dst, const void *src, size_t len);
-/* Name of the store roof_nt_copy_timed() uses on this CPU ("avx512", ...). */
-const char *roof_nt_copy_name(void);
-/* The same copy, untimed and unfenced, for batches of calls. */
-void roof_nt_copy(void *dst, const void *src, size_t len);
+struct roof_strategy {
+	const char *name;	/* "movnti", "sse2", "avx2", "avx512", ... */
+	uint64_t requires;	/* KFLUSH_CPU_* the instructions need */
+	bool nt;		/* weakly ordered stores: one sfence at the end */
+	/* Stream [src, src+len) to dst, loads batched as the register file allows. */
+	void (*copy)(void *dst, const void *src, size_t len);
+	/* Store the 64 bytes at @pattern over every line; also the zero stores. */
+	void (*fill)(void *dst, size_t len, const void *pattern);
+	/* Zero-only strategies (rep stosb, clzero): NULL for the others. */
+	void (*zero)(void *dst, size_t len);
+};
 
-/* The clear roof: one rep stosb of zero over [dst, dst+len). Returns ns. */
-uint64_t roof_rep_stosb_timed(void *dst, size_t len);
-/* The same, untimed. */
-void roof_rep_stosb(void *dst, size_t len);
+#define ROOF_MAX_STRATEGIES 10
+
+/*
+ * The strategies this machine runs for @use (one of ROOF_*), from the raw
+ * CPUID features (the machine's roof, not what KFLUSH_HWCAPS leaves the
+ * library): fills @out, returns how many.
+ */
+size_t roof_strategies(unsigned int use, const struct roof_strategy **out, size_t max);
+
+/*
+ * One pass of @s for @use over [dst, dst+len) (@src: the source of a copy,
+ * the 64-byte pattern of a fill, unused for zeros), unfenced: a sample of
+ * many calls fences once, with roof_fence(), as the contenders drain once.
+ */
+void roof_store(const struct roof_strategy *s, unsigned int use, void *dst, const void *src,
+		size_t len);
+/* The one sfence a weakly ordered strategy owes at the end of a sample. */
+void roof_fence(const struct roof_strategy *s);
+/* roof_store() then roof_fence(). */
+void roof_run(const struct roof_strategy *s, unsigned int use, void *dst, const void *src,
+	      size_t len);
+
+/*
+ * The factor PMEMTEST_TEST_ROOF_SCALE puts on every roof sample's time (1
+ * when unset): a test-only way to make a contender beat the roof without
+ * depending on timing. Exits with a usage error on a bad value.
+ */
+double roof_test_scale(void);
 
 #endif /* PMEMTEST_ROOF_H */

@@ -28,6 +28,7 @@ struct worker {
 	replay_fn fn;
 	uint64_t lo, hi;
 	const void *line;
+	const struct roof_strategy *roof;	/* for REPLAY_ROOF */
 	uint64_t cpu_ns;	/* this worker's CPU time for its share */
 };
 
@@ -45,11 +46,13 @@ static void run_range(const struct worker *w)
 		const struct replay_ns *r = w->rp;
 
 		if (r->compound_nr == r->ppc) {
-			replay_roof(r, w->lo, w->hi, w->line);
-			return;
+			replay_roof(r, w->lo, w->hi, w->line, w->roof);
+		} else {
+			for (uint64_t h = w->lo; h < w->hi; h += r->ppc)
+				replay_roof(r, h, h + r->compound_nr, w->line, w->roof);
 		}
-		for (uint64_t h = w->lo; h < w->hi; h += r->ppc)
-			replay_roof(r, h, h + r->compound_nr, w->line);
+		/* One fence per share, as the methods drain once. */
+		roof_fence(w->roof);
 		return;
 	}
 	w->fn(w->rp, w->lo, w->hi);
@@ -74,7 +77,7 @@ static void *worker_main(void *arg)
  * share a byte of the bitmap) and of the compound size.
  */
 static double run_once(const struct init_ns *ns, enum replay_method m, replay_fn fn, unsigned int threads,
-		       bool cpu_clock, const void *line)
+		       bool cpu_clock, const void *line, const struct roof_strategy *roof)
 {
 	const struct replay_ns *r = &ns->rp;
 	struct worker w[MAX_THREADS];
@@ -89,7 +92,8 @@ static double run_once(const struct init_ns *ns, enum replay_method m, replay_fn
 			cut = r->end_pfn;
 		if (cut <= prev)
 			continue;
-		w[n] = (struct worker){ .rp = r, .m = m, .fn = fn, .lo = prev, .hi = cut, .line = line };
+		w[n] = (struct worker){ .rp = r, .m = m, .fn = fn, .lo = prev, .hi = cut, .line = line,
+				       .roof = roof };
 		prev = cut;
 		n++;
 	}
@@ -167,6 +171,45 @@ static void configure(const struct pmemtest_global *g, const struct init_opts *o
 }
 
 /*
+ * The roof: every fill strategy this CPU has, one sample of each per round
+ * (their order rotating) where the roof method's turn is; the strategy with
+ * the best median becomes the roof's row, its samples the row's samples.
+ */
+static void roof_round(const struct init_ns *ns, const struct init_opts *o, struct init_roof *rf,
+		       size_t nrf, unsigned int rep, const void *line)
+{
+	for (size_t j = 0; j < nrf; j++) {
+		struct init_roof *x = &rf[(j + rep) % nrf];
+
+		x->samples[x->runs++] = run_once(ns, REPLAY_ROOF, NULL, o->threads, o->cpu_clock,
+						 line, x->s) * roof_test_scale();
+	}
+}
+
+static void roof_pick(struct init_result *res, struct init_roof *rf, size_t nrf)
+{
+	struct init_roof *best = NULL;
+
+	for (size_t j = 0; j < nrf; j++) {
+		double *tmp = malloc(rf[j].runs * sizeof(double) + 1);
+
+		if (!tmp)
+			continue;
+		memcpy(tmp, rf[j].samples, rf[j].runs * sizeof(double));
+		stats_summarise(tmp, rf[j].runs, &rf[j].st);
+		free(tmp);
+		if (rf[j].runs && (!best || rf[j].st.median < best->st.median))
+			best = &rf[j];
+	}
+	res->roofs = rf;
+	res->nroofs = nrf;
+	if (!best)
+		return;
+	res->strategy = best->s->name;
+	memcpy(res->samples, best->samples, best->runs * sizeof(double));
+}
+
+/*
  * Every method runs --repeat times, and every run of a checked method is
  * verified. A mismatch ends the run after the round it happened in, so
  * every method gets a verdict from its own runs; the report still comes
@@ -184,8 +227,22 @@ static int bench_ns(const struct pmemtest_global *g, const struct init_opts *o, 
 	struct progress prog;
 	int rc = PMEMTEST_EXIT_OK, bad = 0;
 	char failed[128];
+	const struct roof_strategy *rs[ROOF_MAX_STRATEGIES];
+	struct init_roof rf[ROOF_MAX_STRATEGIES];
+	size_t nrf = roof_strategies(ROOF_FILL, rs, ROOF_MAX_STRATEGIES);
 
 	memset(res, 0, sizeof(res));
+	memset(rf, 0, sizeof(rf));
+	for (size_t j = 0; j < nrf; j++) {
+		rf[j].s = rs[j];
+		rf[j].samples = calloc(o->repeat, sizeof(double));
+		if (!rf[j].samples) {
+			cli_err("out of memory");
+			while (j-- > 0)
+				free(rf[j].samples);
+			return PMEMTEST_EXIT_FAIL;
+		}
+	}
 	for (int m = 0; m < REPLAY_NR_METHODS; m++) {
 		if (!(o->methods & (1u << m)))
 			continue;
@@ -216,8 +273,13 @@ static int bench_ns(const struct pmemtest_global *g, const struct init_opts *o, 
 			KFLUSH_OP_MEMCPY_FLUSHCACHE,
 			(unsigned int)kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, o->variant));
 	replay_template_line(&ns->rp, line);
+	if (res[REPLAY_ROOF].run && roof_test_scale() != 1 && !g->quiet)
+		fprintf(stderr, "note: every roof sample's time is multiplied by %g "
+			"(PMEMTEST_TEST_ROOF_SCALE): the roofs are not measurements\n", roof_test_scale());
 	/* One untimed pass, so the first timed run does not pay for the TLB. */
-	run_once(ns, REPLAY_ROOF, NULL, o->threads, false, line);
+	run_once(ns, REPLAY_ROOF, NULL, o->threads, false, line, rs[0]);
+	if (res[REPLAY_ROOF].run)
+		nm += (unsigned int)nrf - 1;
 	progress_begin(&prog, ns->name, (uint64_t)nm * o->repeat, g->quiet);
 	for (unsigned int rep = 0; rep < o->repeat && !bad && !progress_interrupted(); rep++) {
 		for (int m = 0; m < REPLAY_NR_METHODS; m++) {
@@ -227,12 +289,18 @@ static int bench_ns(const struct pmemtest_global *g, const struct init_opts *o, 
 
 			if (!res[m].run)
 				continue;
+			if (m == REPLAY_ROOF) {
+				roof_round(ns, o, rf, nrf, rep, line);
+				res[m].runs++;
+				progress_add(&prog, nrf);
+				continue;
+			}
 			if (check) {
 				n = init_pick_samples(ns, &seed, pfns);
 				init_poison(ns, pfns, n);
 			}
 			res[m].samples[rep] = run_once(ns, (enum replay_method)m, fns[m], o->threads,
-						      o->cpu_clock, line);
+						      o->cpu_clock, line, NULL);
 			res[m].runs++;
 			if (check) {
 				if (o->corrupt & (1u << m))
@@ -246,6 +314,8 @@ static int bench_ns(const struct pmemtest_global *g, const struct init_opts *o, 
 		}
 	}
 	progress_end(&prog);
+	if (res[REPLAY_ROOF].run)
+		roof_pick(&res[REPLAY_ROOF], rf, nrf);
 	for (int m = 0; m < REPLAY_NR_METHODS; m++) {
 		double *tmp;
 
@@ -283,6 +353,8 @@ out:
 	init_storage_close(ns);
 	for (int m = 0; m < REPLAY_NR_METHODS; m++)
 		free(res[m].samples);
+	for (size_t j = 0; j < nrf; j++)
+		free(rf[j].samples);
 	return rc;
 }
 

@@ -9,6 +9,7 @@
 #include "../replay/kmodel.h"
 #include "../pmemtest.h"
 #include "../replay/replay.h"
+#include "../common/roof.h"
 #include "../common/stats.h"
 
 #define INIT_DEFAULT_SIZE		(100ULL << 30)
@@ -122,8 +123,20 @@ enum init_verdict {
 	INIT_FAILED,		/* some run's did not */
 };
 
+/* One of the roof's store strategies, timed like a method (command.c). */
+struct init_roof {
+	const struct roof_strategy *s;
+	double *samples;	/* ms, in run order, PMEMTEST_TEST_ROOF_SCALE applied */
+	unsigned int runs;
+	struct stats_summary st;
+};
+
 struct init_result {
 	enum replay_method m;
+	/* The roof's row: the strategy with the best median, and all it was chosen from. */
+	const char *strategy;
+	const struct init_roof *roofs;
+	size_t nroofs;
 	double *samples;	/* ms, in run order */
 	unsigned int runs;	/* samples taken: --repeat, or fewer after a mismatch */
 	struct stats_summary s;

@@ -56,14 +56,15 @@ void replay_template_line(const struct replay_ns *ns, void *line64)
 	memcpy(line64, &t, 64);
 }
 
-void replay_roof(const struct replay_ns *ns, uint64_t lo, uint64_t hi, const void *line64)
+void replay_roof(const struct replay_ns *ns, uint64_t lo, uint64_t hi, const void *line64,
+		 const struct roof_strategy *s)
 {
 	uintptr_t a = (uintptr_t)replay_page(ns, lo), b = (uintptr_t)replay_page(ns, hi);
 
 	a = (a + 63) & ~(uintptr_t)63;
 	b &= ~(uintptr_t)63;
 	if (b > a)
-		roof_nt_fill_timed((void *)a, b - a, line64);
+		roof_store(s, ROOF_FILL, (void *)a, line64, b - a);
 }
 
 bool replay_expect(const struct replay_ns *ns, uint64_t pfn, void *out)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 struct replay_kernel;
+struct roof_strategy;
 
 #define REPLAY_PAGE_SHIFT		12
 #define REPLAY_PAGEBLOCK_NR		512	/* pfns per pageblock (order 9) */
@@ -61,8 +62,12 @@ replay_fn replay_method_fn(enum replay_method m, unsigned int sp);
 replay_fn replay_wide_avx512_fn(unsigned int sp);
 replay_fn replay_wide_avx2_fn(unsigned int sp);
 
-/* The roof over the bytes of pfns [lo, hi), with the template's first line. */
-void replay_roof(const struct replay_ns *ns, uint64_t lo, uint64_t hi, const void *line64);
+/*
+ * The roof over the bytes of pfns [lo, hi): strategy @s fills the
+ * template's first line, unfenced (the caller fences once, roof_fence()).
+ */
+void replay_roof(const struct replay_ns *ns, uint64_t lo, uint64_t hi, const void *line64,
+		 const struct roof_strategy *s);
 /* The first 64 bytes the template path streams (the roof's data). */
 void replay_template_line(const struct replay_ns *ns, void *line64);
 

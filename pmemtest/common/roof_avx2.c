@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The 32-byte roof: vmovntdq ymm. Built with a target attribute, so nothing
+ * else in pmemtest sees AVX2; called only when CPUID says the CPU has it.
+ */
+#include <immintrin.h>
+
+#include "roof_isa.h"
+
+/*
+ * A block loads all 16 ymm registers (8 lines) before its first store, as
+ * lib/'s avx2 flush-copy does: the loads of a cold source overlap. The
+ * barrier keeps the compiler from interleaving loads and stores again.
+ */
+#define LD(i) __m256i y##i = _mm256_loadu_si256((const void *)(s + 32 * (i)));
+#define ST(i) _mm256_stream_si256((void *)(d + 32 * (i)), y##i); \
+	__asm__ __volatile__("" : : : "memory");
+#define X8(M, a, b, c, e, f, g, h, k) M(a) M(b) M(c) M(e) M(f) M(g) M(h) M(k)
+
+__attribute__((target("avx2")))
+void roof_avx2_copy(void *dst, const void *src, size_t len)
+{
+	char *d = dst;
+	const char *s = src;
+
+	for (; len >= 8 * 64; d += 8 * 64, s += 8 * 64, len -= 8 * 64) {
+		X8(LD, 0, 1, 2, 3, 4, 5, 6, 7)
+		X8(LD, 8, 9, 10, 11, 12, 13, 14, 15)
+		X8(ST, 0, 1, 2, 3, 4, 5, 6, 7)
+		X8(ST, 8, 9, 10, 11, 12, 13, 14, 15)
+	}
+	for (; len >= 64; d += 64, s += 64, len -= 64) {
+		__m256i a = _mm256_loadu_si256((const void *)s);
+		__m256i b = _mm256_loadu_si256((const void *)(s + 32));
+
+		_mm256_stream_si256((void *)d, a);
+		_mm256_stream_si256((void *)(d + 32), b);
+	}
+}
+
+__attribute__((target("avx2")))
+void roof_avx2_fill(void *dst, size_t len, const void *pattern)
+{
+	__m256i a = _mm256_loadu_si256(pattern);
+	__m256i b = _mm256_loadu_si256((const void *)((const char *)pattern + 32));
+	char *d = dst;
+
+	for (size_t off = 0; off + 64 <= len; off += 64) {
+		_mm256_stream_si256((void *)(d + off), a);
+		_mm256_stream_si256((void *)(d + off + 32), b);
+	}
+}

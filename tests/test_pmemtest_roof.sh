@@ -1,0 +1,214 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# pmemtest's roofs and the bound-vs-fastest report (pmemtest(1), Roofs),
+# read back with jq. The strategies a roof must try are computed here from
+# /proc/cpuinfo, the roof a cell gets from the roof cells' own medians, the
+# bound variant from the binding rule under KFLUSH_HWCAPS forcing; none of
+# it from pmemtest's code. No timing is asserted: the roof error is forced
+# with PMEMTEST_TEST_ROOF_SCALE, which slows every roof sample down.
+set -u
+
+PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
+command -v jq > /dev/null 2>&1 || { echo "SKIP: no jq (tools/quickstart.sh installs it)"; exit 77; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/pmemtest-roof.XXXXXX") || exit 99
+trap 'rm -rf "$T"' EXIT INT TERM
+fails=0
+n=0
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+ok() {
+	echo "ok $n - $*"
+}
+
+run() { # out-file args...: exit status 0 wanted
+	out=$1
+	shift
+	timeout 300 "$PMEMTEST" "$@" > "$out" 2> "$T/err"
+	rc=$?
+	[ "$rc" -eq 0 ] || { fail "pmemtest $*: exit $rc: $(head -c 300 "$T/err")"; return 1; }
+}
+
+# The store strategies this CPU has (pmemtest(1), Roofs), from its flags.
+flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
+has() { case $flags in *" $1 "*) return 0 ;; esac; return 1; }
+nt="movnti sse2"
+has avx2 && nt="$nt avx2"
+has avx512f && nt="$nt avx512"
+has movdir64b && nt="$nt movdir64b"
+zero="$nt rep_stosb rep_stosq"
+has clzero && zero="$zero clzero"
+echo "# this CPU's NT strategies: $nt; zeroing: $zero"
+# As a sorted JSON array, for jq.
+jarr() { printf '%s\n' $1 | jq -R . | jq -sc 'sort'; }
+NT=$(jarr "$nt")
+ZERO=$(jarr "$zero")
+
+# Every roof contender's strategy, every cell's roof and roof verdict,
+# checked against the cells' own numbers: the roof of (mode, cache, layout,
+# size) is the roof cell with the highest GB/s; a random layout takes the
+# fixed one's; a contender is a roof error exactly when it is more than
+# 3 % above that, and then has no x_roof.
+cells_ok='
+	def key: [.mode, .cache, .layout, .size];
+	def rkey: [.mode, .cache, (if .layout == "random" then "fixed" else .layout end), .size];
+	(.results | map(select(.class == "roof")) | group_by(key)
+	 | map({key: (.[0] | key | tostring), value: max_by(.gbps)}) | from_entries) as $best
+	| (.results | all(has("roof_strategy") and has("roof_error") and has("over_roof")))
+	and (.results | all(
+		($best[rkey | tostring]) as $b
+		| if $b == null then .roof_strategy == null and .roof_error == false
+		  else .roof_strategy == $b.roof_strategy
+		   and (if .class != "roof" and .gbps > 1.03 * $b.gbps
+			then .roof_error and .x_roof == null and (.over_roof - .gbps / $b.gbps | fabs) < 1e-6
+			else (.roof_error | not) and .over_roof == null end)
+		  end))
+	and ([.results[] | select(.roof_error)] | length) == (.roof_errors | length)'
+
+# roof contenders "roof:PREFIX(strategy)" (and "roof:name" for zero-only ones)
+strategies_of='[.results[] | select(.class == "roof") | .contender
+		| capture("^roof:(?:[a-z_]+\\()?(?<s>[a-z0-9_]+)\\)?$").s] | unique | sort'
+
+check_strategies() { # file what expected-json
+	n=$((n + 1))
+	got=$(jq -c "$strategies_of" "$1")
+	if [ "$got" != "$3" ]; then
+		fail "$2: roof strategies $got, this CPU has $3"
+	elif ! jq -e --argjson s "$3" '[.results[] | .roof_strategy | select(. != null)] | length > 0
+			and all(. as $x | $s | index($x))' "$1" > /dev/null; then
+		fail "$2: a cell's roof_strategy is none of $3"
+	else
+		ok "$2: the roof tried exactly $3"
+	fi
+	n=$((n + 1))
+	if jq -e "$cells_ok" "$1" > /dev/null; then
+		ok "$2: every cell's roof is its best roof strategy; roof errors are exactly the cells > 1.03x it"
+	else
+		fail "$2: roof_strategy/roof_error/x_roof disagree with the roof cells' medians"
+	fi
+}
+
+# copy-bench: sweep (copy roofs) and struct-page (fill roofs).
+if run "$T/copy.json" --json -q copy-bench --mode sweep --sizes 64,4096 --layout fixed,random \
+	--repeat 2 --buffer 16M; then
+	check_strategies "$T/copy.json" "copy-bench sweep" "$NT"
+fi
+if run "$T/sp.json" --json -q copy-bench --mode struct-page --span 1M --repeat 2 --buffer 8M; then
+	check_strategies "$T/sp.json" "copy-bench struct-page" "$NT"
+fi
+# clear-bench: every zeroing strategy.
+if run "$T/clear.json" --json -q clear-bench --extents 4K --repeat 2 --buffer 8M; then
+	check_strategies "$T/clear.json" "clear-bench" "$ZERO"
+fi
+
+# init-bench: the roof row is the fill strategy with the lowest median.
+n=$((n + 1))
+if run "$T/init.json" --json -q init-bench --size 64M --mode devdax --methods fixed,roof --repeat 2; then
+	if ! jq -e --argjson s "$NT" '
+		(.results[] | select(.contender == "roof")) as $r
+		| ([$r.roof_strategies[].strategy] | sort) == $s
+		and $r.roof_strategy == ($r.roof_strategies | min_by(.median_ns) | .strategy)
+		and (.results | all(.roof_strategy == $r.roof_strategy and has("roof_error")))
+		and (.roof_errors | type == "array")' "$T/init.json" > /dev/null; then
+		fail "init-bench: the roof is not the best of $NT: $(jq -c '.results[] |
+			select(.contender == "roof") | {roof_strategy, roof_strategies}' "$T/init.json")"
+	else
+		ok "init-bench: roof = lowest median of $NT"
+	fi
+fi
+
+# The roof error, forced: every roof sample a million times slower. The
+# errors are printed as such, never as a ratio, and the exit status stays 0.
+n=$((n + 1))
+if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/err.txt" -q copy-bench --mode sweep --sizes 4096 \
+	--layout fixed --cache cold --repeat 1 --buffer 8M; then
+	if ! grep -q '^roof error: memcpy_flushcache:[a-z0-9_]*\((bound)\)\{0,1\} [0-9.]*x the roof ([a-z0-9_]*) at 4 KiB cold (sweep, fixed): the roof is not the maximum$' "$T/err.txt"; then
+		fail "forced roof error: no roof error line: $(grep -m3 'roof' "$T/err.txt")"
+	elif grep '^ *4K  memcpy_flushcache' "$T/err.txt" | grep -qv ' ERROR$'; then
+		fail "forced roof error: a contender above the roof printed with a ratio: $(grep -m1 '4K  memcpy' "$T/err.txt")"
+	else
+		ok "forced roof error: lines printed, x roof shows ERROR, exit 0"
+	fi
+fi
+n=$((n + 1))
+if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/err.json" --json -q copy-bench --mode sweep --sizes 4096 \
+	--layout fixed --cache cold --repeat 1 --buffer 8M; then
+	if jq -e '([.results[] | select(.class == "kflush")] | length > 0 and
+			all(.roof_error and .x_roof == null and .over_roof > 1.03)) and
+		(.roof_errors | length > 0 and all(.over_roof > 1.03 and (.roof_strategy | type == "string")))' \
+		"$T/err.json" > /dev/null && jq -e "$cells_ok" "$T/err.json" > /dev/null; then
+		ok "forced roof error: JSON roof_error, over_roof, roof_errors; exit 0"
+	else
+		fail "forced roof error: JSON lacks the errors: $(jq -c '.roof_errors' "$T/err.json" | head -c 300)"
+	fi
+fi
+n=$((n + 1))
+if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/ierr.txt" -q init-bench --size 64M --mode devdax \
+	--methods fixed,roof --repeat 1; then
+	if grep -q '^roof error: dax_pmem: fixed [0-9.]*x the roof ([a-z0-9_]*): the roof is not the maximum$' "$T/ierr.txt" &&
+	   grep -q '^  fixed .* ERROR ' "$T/ierr.txt"; then
+		ok "forced roof error: init-bench prints it, exit 0"
+	else
+		fail "forced roof error: init-bench: $(grep -m3 'roof\|fixed' "$T/ierr.txt")"
+	fi
+fi
+n=$((n + 1))
+PMEMTEST_TEST_ROOF_SCALE=fast "$PMEMTEST" -q copy-bench --mode sweep --sizes 64 --repeat 1 \
+	--buffer 8M > /dev/null 2> "$T/err"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q 'PMEMTEST_TEST_ROOF_SCALE' "$T/err"; then
+	ok "PMEMTEST_TEST_ROOF_SCALE=fast: usage error"
+else
+	fail "PMEMTEST_TEST_ROOF_SCALE=fast: exit $rc: $(cat "$T/err")"
+fi
+
+# Bound vs fastest. The bound variant must be what the library binds: the
+# first usable variant of the operation's list (libkflush(7), Bind once)
+# when KFLUSH_HWCAPS leaves no per-CPU rule a choice, and what
+# pmemtest info says in every case.
+bound_ok='
+	(.bound | length > 0) and (.bound | all(
+		. as $e | ($info.operations[] | select(.op == $e.operation) | .bound) == $e.bound
+		and (if .measured then (.bound_is_fastest == (.fastest == .bound)) and .x_fastest >= 1
+		     else true end)))'
+check_bound() { # file what
+	n=$((n + 1))
+	if jq -e --slurpfile i "$T/info.json" "\$i[0] as \$info | $bound_ok" "$1" > /dev/null; then
+		ok "$2: every bound entry names the variant pmemtest info says is bound"
+	else
+		fail "$2: bound entries disagree with pmemtest info: $(jq -c '[.bound[] | {operation, bound}]' "$1" | head -c 400)"
+	fi
+}
+if run "$T/info.json" --json info; then
+	check_bound "$T/copy.json" "copy-bench bound"
+	check_bound "$T/clear.json" "clear-bench bound"
+fi
+
+mask=-avx512f,-avx2,-movdir64b
+n=$((n + 1))
+if KFLUSH_HWCAPS=$mask run "$T/info.json" --json info &&
+   KFLUSH_HWCAPS=$mask run "$T/mb.json" --json -q copy-bench --mode sweep --sizes 64,4096 \
+	--layout fixed --repeat 1 --buffer 8M &&
+   KFLUSH_HWCAPS=$mask run "$T/mb.txt" -q copy-bench --mode sweep --sizes 64,4096 \
+	--layout fixed --repeat 1 --buffer 8M; then
+	want=$(jq -r '.operations[] | select(.op == "memcpy_flushcache") |
+		[.variants[] | select(.usable)][0].name' "$T/info.json")
+	got=$(jq -r '[.bound[] | select(.operation == "memcpy_flushcache") | .bound] | unique | join(",")' "$T/mb.json")
+	if [ "$got" != "$want" ]; then
+		fail "KFLUSH_HWCAPS=$mask: bound memcpy_flushcache '$got', the first usable variant is '$want'"
+	elif ! grep -q "^  memcpy_flushcache >= 2 KiB cold: $want bound" "$T/mb.txt"; then
+		fail "KFLUSH_HWCAPS=$mask: no '$want bound' line: $(grep -m2 'memcpy_flushcache' "$T/mb.txt")"
+	else
+		ok "KFLUSH_HWCAPS=$mask: memcpy_flushcache bound is $want in the JSON and the text"
+	fi
+	check_bound "$T/mb.json" "KFLUSH_HWCAPS=$mask bound"
+fi
+
+if [ "$fails" -ne 0 ]; then
+	echo "$fails checks failed"
+	exit 1
+fi
+echo "all $n checks passed"
