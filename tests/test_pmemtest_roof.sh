@@ -32,16 +32,21 @@ run() { # out-file args...: exit status 0 wanted
 	[ "$rc" -eq 0 ] || { fail "pmemtest $*: exit $rc: $(head -c 300 "$T/err")"; return 1; }
 }
 
-# The store strategies this CPU has (pmemtest(1), Roofs), from its flags.
+# The store strategies this CPU has (pmemtest(1), ROOFS), from its flags.
 flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
 has() { case $flags in *" $1 "*) return 0 ;; esac; return 1; }
 nt="movnti sse2"
 has avx2 && nt="$nt avx2"
 has avx512f && nt="$nt avx512"
 has movdir64b && nt="$nt movdir64b"
+# Cached stores with each line written back: the best write-back the CPU
+# has (clflush is in every x86-64 CPU), one strategy only.
+if has clwb; then nt="$nt cached_clwb"
+elif has clflushopt; then nt="$nt cached_clflushopt"
+else nt="$nt cached_clflush"; fi
 zero="$nt rep_stosb rep_stosq"
 has clzero && zero="$zero clzero"
-echo "# this CPU's NT strategies: $nt; zeroing: $zero"
+echo "# this CPU's store strategies: $nt; zeroing: $zero"
 # As a sorted JSON array, for jq.
 jarr() { printf '%s\n' $1 | jq -R . | jq -sc 'sort'; }
 NT=$(jarr "$nt")

@@ -348,10 +348,11 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 	bench_res_options(x.res, options_json(&x.o));
 	bench_header(x.res, &x.b, x.o.rounds);
 	bench_res_note(x.res, "roof for bulk/sweep: the best median of streaming copies with each NT "
-		       "store this CPU has (roof:nt_copy(...): 8 B movnti, 16 B sse2, 32 B avx2, 64 B "
-		       "avx512, movdir64b), loads batched as the registers allow, one sfence; "
+		       "store this CPU has (roof:copy(...): 8 B movnti, 16 B sse2, 32 B avx2, 64 B "
+		       "avx512, movdir64b) and of cached stores with each line written back "
+		       "(cached_clwb), loads batched as the registers allow, one sfence; "
 		       "struct-page roof: the same stores of the template's first line "
-		       "(roof:nt_fill(...))");
+		       "(roof:fill(...))");
 	progress_begin(&x.prog, "copy-bench", x.planned, g->quiet);
 	for (size_t i = 0; i < NR_MODES && !progress_interrupted(); i++)
 		if (((x.o.modes >> i) & 1) && modes[i]->run(&x) < 0) {

@@ -73,7 +73,7 @@ static int do_bulk(struct copy_run *x, bool sweep)
 	if (sweep)	/* the temporal path, against glibc + flush (issue 10) */
 		copy_add(x, v, &nv, "ref:kflush_memcpy_temporal", BENCH_REF, CALL_FLUSHCACHE,
 			 (kflush_fn)kflush_memcpy_temporal, 0);
-	copy_add_roofs(x, v, &nv, ROOF_COPY, CALL_ROOF_COPY, "nt_copy");
+	copy_add_roofs(x, v, &nv, ROOF_COPY, CALL_ROOF_COPY, "copy");
 	if (sweep) {
 		copy_mode_sizes(x, 1, 256u << 20, small_extra, 8, &sizes, &nsizes);
 		ret = copy_run_layouts(x, "sweep", sizes, nsizes, 1, 4096, 8u << 20, v, nv, NULL);

@@ -182,7 +182,7 @@ static int struct_page_run(struct copy_run *x)
 			copy_add(x, v, &nv, "pmdk:memcpy", BENCH_PEER, CALL_PMEM, NULL,
 			       PMEM2_F_MEM_NODRAIN);
 		}
-		copy_add_roofs(x, v, &nv, ROOF_FILL, CALL_ROOF_FILL, "nt_fill");
+		copy_add_roofs(x, v, &nv, ROOF_FILL, CALL_ROOF_FILL, "fill");
 		for (unsigned int r = 0; r < x->o.rounds; r++) {
 			size_t order[COPY_MAX_CONTENDERS];
 

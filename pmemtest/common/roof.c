@@ -126,6 +126,40 @@ static void movdir64b_fill(void *dst, size_t len, const void *pattern)
 		movdir64b(d + off, pattern);
 }
 
+/*
+ * Cached stores, each line written back as soon as it is whole: what a
+ * temporal flush-copy does (PMDK's PMEM_F_MEM_TEMPORAL). Into hot lines it
+ * beats every NT store (issue 10: glibc memcpy + flush 1.6x the NT copy at
+ * 16 B hot), so a roof without it is beaten by kflush_memcpy_temporal and
+ * by glibc + kflush_flush there. One entry per write-back instruction;
+ * roof_strategies() keeps only the best one the CPU has.
+ */
+#define WB_STRATEGY(insn)							\
+static void cached_##insn##_copy(void *dst, const void *src, size_t len)	\
+{										\
+	char *d = dst;								\
+	const char *s = src;							\
+										\
+	for (size_t off = 0; off + 64 <= len; off += 64) {			\
+		memcpy(d + off, s + off, 64);					\
+		__asm__ __volatile__(#insn " %0" : "+m"(*(char (*)[64])(d + off))); \
+	}									\
+}										\
+										\
+static void cached_##insn##_fill(void *dst, size_t len, const void *pattern) \
+{										\
+	char *d = dst;								\
+										\
+	for (size_t off = 0; off + 64 <= len; off += 64) {			\
+		memcpy(d + off, pattern, 64);					\
+		__asm__ __volatile__(#insn " %0" : "+m"(*(char (*)[64])(d + off))); \
+	}									\
+}
+
+WB_STRATEGY(clwb)
+WB_STRATEGY(clflushopt)
+WB_STRATEGY(clflush)
+
 /* rep stosb: the string store, cached, what clear_page_erms does. */
 static void rep_stosb_zero(void *dst, size_t len)
 {
@@ -154,19 +188,25 @@ static void clzero_zero(void *dst, size_t len)
 }
 
 static const struct roof_strategy table[] = {
-	{ "movnti", KFLUSH_CPU_SSE2, true, movnti_copy, movnti_fill, NULL },
-	{ "sse2", KFLUSH_CPU_SSE2, true, sse2_copy, sse2_fill, NULL },
-	{ "avx2", KFLUSH_CPU_AVX2, true, roof_avx2_copy, roof_avx2_fill, NULL },
-	{ "avx512", KFLUSH_CPU_AVX512F, true, roof_avx512_copy, roof_avx512_fill, NULL },
-	{ "movdir64b", KFLUSH_CPU_MOVDIR64B, true, movdir64b_copy, movdir64b_fill, NULL },
-	{ "rep_stosb", 0, false, NULL, NULL, rep_stosb_zero },
-	{ "rep_stosq", 0, false, NULL, NULL, rep_stosq_zero },
-	{ "clzero", KFLUSH_CPU_CLZERO, true, NULL, NULL, clzero_zero },
+	{ "movnti", KFLUSH_CPU_SSE2, true, movnti_copy, movnti_fill, NULL, false },
+	{ "sse2", KFLUSH_CPU_SSE2, true, sse2_copy, sse2_fill, NULL, false },
+	{ "avx2", KFLUSH_CPU_AVX2, true, roof_avx2_copy, roof_avx2_fill, NULL, false },
+	{ "avx512", KFLUSH_CPU_AVX512F, true, roof_avx512_copy, roof_avx512_fill, NULL, false },
+	{ "movdir64b", KFLUSH_CPU_MOVDIR64B, true, movdir64b_copy, movdir64b_fill, NULL, false },
+	{ "cached_clwb", KFLUSH_CPU_CLWB, true, cached_clwb_copy, cached_clwb_fill, NULL, true },
+	{ "cached_clflushopt", KFLUSH_CPU_CLFLUSHOPT, true, cached_clflushopt_copy,
+	  cached_clflushopt_fill, NULL, true },
+	{ "cached_clflush", KFLUSH_CPU_CLFLUSH, true, cached_clflush_copy, cached_clflush_fill,
+	  NULL, true },
+	{ "rep_stosb", 0, false, NULL, NULL, rep_stosb_zero, false },
+	{ "rep_stosq", 0, false, NULL, NULL, rep_stosq_zero, false },
+	{ "clzero", KFLUSH_CPU_CLZERO, true, NULL, NULL, clzero_zero, false },
 };
 
 size_t roof_strategies(unsigned int use, const struct roof_strategy **out, size_t max)
 {
 	uint64_t f = kflush_cpu_features_raw();
+	bool have_wb = false;
 	size_t n = 0;
 
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]) && n < max; i++) {
@@ -174,8 +214,11 @@ size_t roof_strategies(unsigned int use, const struct roof_strategy **out, size_
 		bool fits = use == ROOF_COPY ? s->copy != NULL :
 			    use == ROOF_FILL ? s->fill != NULL : s->fill || s->zero;
 
-		if (fits && (f & s->requires) == s->requires)
-			out[n++] = s;
+		if (!fits || (f & s->requires) != s->requires || (s->write_back && have_wb))
+			continue;
+		/* The best write-back only: clflush loses to clwb wherever both run. */
+		have_wb |= s->write_back;
+		out[n++] = s;
 	}
 	return n;
 }

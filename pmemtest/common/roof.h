@@ -21,7 +21,7 @@
  * one sfence a weakly ordered (@nt) strategy owes.
  */
 struct roof_strategy {
-	const char *name;	/* "movnti", "sse2", "avx2", "avx512", ... */
+	const char *name;	/* "movnti", "sse2", "avx2", "avx512", "cached_clwb", ... */
 	uint64_t requires;	/* KFLUSH_CPU_* the instructions need */
 	bool nt;		/* weakly ordered stores: one sfence at the end */
 	/* Stream [src, src+len) to dst, loads batched as the register file allows. */
@@ -30,9 +30,11 @@ struct roof_strategy {
 	void (*fill)(void *dst, size_t len, const void *pattern);
 	/* Zero-only strategies (rep stosb, clzero): NULL for the others. */
 	void (*zero)(void *dst, size_t len);
+	/* Cached stores with each line written back (the temporal path's way). */
+	bool write_back;
 };
 
-#define ROOF_MAX_STRATEGIES 10
+#define ROOF_MAX_STRATEGIES 12
 
 /*
  * The strategies this machine runs for @use (one of ROOF_*), from the raw
