@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tools
 EXTRA_DIST += tools/quickstart.sh
 
