@@ -45,8 +45,9 @@ endif
 # Aliases: a name that has its section in another function's page. In the
 # source tree each is a symlink to that page, so "man -l man/<alias>.3" and
 # mandoc show the page from anywhere (a ".so man3/..." stub renders blank
-# outside an installed man tree); installed and distributed as the same
-# symlinks. Entries are man/<alias>.3:<page>.3, both in section 3.
+# outside an installed man tree); installed as the same symlinks. In the
+# tarball they are copies of the page (automake's tar -h follows links).
+# Entries are man/<alias>.3:<page>.3, both in section 3.
 MAN_ALIASES = \
 	man/kflush_cache_line_size.3:kflush_cpu_features.3 \
 	man/kflush_cpu_feature_name.3:kflush_cpu_features.3 \
