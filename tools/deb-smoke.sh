@@ -51,8 +51,8 @@ need=
 for p in debootstrap lintian dpkg-dev debhelper; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || need="$need $p"
 done
+apt-get update -qq
 if [ -n "$need" ]; then
-	apt-get update -qq
 	# shellcheck disable=SC2086
 	apt-get install -y -qq --no-install-recommends $need >/dev/null
 fi
