@@ -22,6 +22,18 @@
 extern "C" {
 #endif
 
+/*
+ * The version of this header. configure.ac reads these three lines (keep
+ * one space between name and number); kflush_version() gives the version
+ * of the library actually loaded, which can be newer than the header a
+ * program was built with.
+ */
+#define KFLUSH_VERSION_MAJOR 0
+#define KFLUSH_VERSION_MINOR 2
+#define KFLUSH_VERSION_PATCH 0
+
+const char *kflush_version(unsigned int *major, unsigned int *minor, unsigned int *patch);
+
 #define KFLUSH_PAGE_SIZE 4096
 
 /* CPU features, as returned by kflush_cpu_features() (names: lower case). */

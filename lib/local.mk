@@ -1,8 +1,10 @@
+# SPDX-License-Identifier: MIT
 # libkflush: the generic sources, and per-ISA sources built with their own
 # -m flags.
 KFLUSH_SOURCES = \
 	lib/internal.h \
 	lib/registry.c \
+	lib/version.c \
 	lib/x86_64/cpu.c \
 	lib/x86_64/cpu_vendor.c \
 	lib/x86_64/cpu_rules.c \

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # libkflush-pmem.so.1: a drop-in for PMDK's libpmem.so.1 (LIBPMEM_1.0), its
 # memory calls on libkflush, its mapping calls forwarded to the real one.
 # See libkflush-pmem(7).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # pmemtest: main.c and info.c on top (the command line), then one folder
 # per part: init/ (init-bench: options, target, run, verification, report),
 # replay/ (the kernel models and the replay methods), bench/ (copy-bench and

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kflush.h"
 #include "pmemtest.h"
 #include "common/cli.h"
 
@@ -158,7 +159,10 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return cli_finish_stdout(PMEMTEST_EXIT_OK);
 		case 'V':
-			printf("pmemtest (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+			/* The library's own version: it can differ from the header's. */
+			printf("pmemtest %s\nlibkflush %s (loaded; built against %d.%d.%d)\n",
+			       PACKAGE_VERSION, kflush_version(NULL, NULL, NULL),
+			       KFLUSH_VERSION_MAJOR, KFLUSH_VERSION_MINOR, KFLUSH_VERSION_PATCH);
 			return cli_finish_stdout(PMEMTEST_EXIT_OK);
 		case ':':
 			cli_die_usage("option '%s' needs an argument", argv[optind - 1]);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 TEST_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 TEST_LIBS = lib/libkflush.la $(CRITERION_LIBS)
 
@@ -57,11 +58,6 @@ tests_inline_probe_CFLAGS = $(WARN_CFLAGS)
 tests_inline_probe_LDADD = lib/libkflush.la
 tests_inline_probe_LDFLAGS = $(AM_LDFLAGS) -no-install
 
-# Man pages (issue 2): every exported symbol has a page, every page lints
-# clean. The harness exports $srcdir, which the scripts read the pages from.
-TESTS += tests/man-coverage.sh tests/man-lint.sh
-EXTRA_DIST += tests/man-coverage.sh tests/man-lint.sh
-
 # memcpy and page routines (issue 3)
 check_PROGRAMS += tests/test_memcpy tests/test_pages tests/test_pages_persistence
 TESTS += tests/test_memcpy tests/test_pages tests/test_pages_persistence \
@@ -93,6 +89,7 @@ tests_copy_safe_helper_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DLIBKFLUSH_SO='"$(abs_top_builddir)/lib/.libs/libkflush.so"'
 tests_copy_safe_helper_LDADD = -ldl
 
+if BUILD_PMEMTEST
 # pmemtest copy-bench / clear-bench smoke test (no timing asserted).
 TESTS += tests/test_bench.sh
 EXTRA_DIST += tests/test_bench.sh
@@ -120,11 +117,8 @@ EXTRA_DIST += tests/test_pmemtest_verify.sh
 
 # pmemtest --force: the bytes that change are exactly the announced range.
 TESTS += tests/test_pmemtest_force.sh
+endif
 EXTRA_DIST += tests/test_pmemtest_force.sh
-
-# <kflush.h> in every language mode, with each installed compiler (issue 8)
-TESTS += tests/header-compile.sh
-EXTRA_DIST += tests/header-compile.sh
 
 # CPU features as the kernel derives them (issue 8): the vendor rule is
 # compiled in (the library does not export it) and fed synthetic CPUIDs;
@@ -135,6 +129,7 @@ tests_test_cpu_SOURCES = tests/test_cpu.c lib/x86_64/cpu_vendor.c
 tests_test_cpu_CFLAGS = $(TEST_CFLAGS)
 tests_test_cpu_LDADD = $(TEST_LIBS)
 
+if BUILD_PMEMTEST
 # pmemtest's replay against struct page bytes written out by hand from the kernel sources
 check_PROGRAMS += tests/test_pmemtest_oracle
 TESTS += tests/test_pmemtest_oracle
@@ -150,6 +145,7 @@ tests_test_pmemtest_oracle_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemt
 # The QEMU rig's byte comparison (tools/vm/memmap-cmp.c) on an image made from pmemtest's replay
 TESTS += tests/test_memmap_cmp.sh
 EXTRA_DIST += tests/test_memmap_cmp.sh
+endif
 
 # kflush_copy_safe and signals (issue 8): blocked masks, chaining to every
 # previous disposition (traced), lazy installation, hardware poison.
@@ -177,6 +173,7 @@ tests_test_copy_safe_early_SOURCES = tests/test_copy_safe_early.c tests/faultuti
 tests_test_copy_safe_early_CFLAGS = $(TEST_CFLAGS)
 tests_test_copy_safe_early_LDADD = tests/libkflush_earlystop.la $(CRITERION_LIBS)
 
+if BUILD_PMEMTEST
 # pmemtest's command line as users expect it (issue 12): no hang on a fifo,
 # --dev refused where unused, empty tables are errors, real write errors,
 # global options after the command, one name per idea, "pmemtest help".
@@ -197,6 +194,7 @@ EXTRA_DIST += tests/test_pmemtest_progress.sh
 # (skips in one line without gnuplot).
 TESTS += tests/test_pmemtest_plot.sh
 EXTRA_DIST += tests/test_pmemtest_plot.sh
+endif
 
 # memmove_flushcache (issue 11): overlap sweeps at every distance.
 check_PROGRAMS += tests/test_memmove
@@ -213,6 +211,7 @@ tests_test_flags_SOURCES = tests/test_flags.c tests/overlaputil.c tests/overlapu
 tests_test_flags_CFLAGS = $(TEST_CFLAGS)
 tests_test_flags_LDADD = $(TEST_LIBS)
 
+if BUILD_PMEM_DROPIN
 # The libpmem drop-in (issue 11): its ABI against the real libpmem.so.1,
 # and fio's libpmem engine on it.
 TESTS += tests/test_pmem_abi.sh tests/test_pmem_fio.sh
@@ -228,6 +227,7 @@ tests_pmemobj_client_LDADD = $(PMEMOBJ_LIBS)
 endif
 TESTS += tests/test_pmem_pmemobj.sh
 EXTRA_DIST += tests/test_pmem_pmemobj.sh
+endif
 
 # The persistence proof for memmove_flushcache and the flags forms (issue 11).
 check_PROGRAMS += tests/test_move_persistence tests/test_flags_persistence
@@ -254,5 +254,14 @@ tests_test_memcpy_tuned_LDADD = $(TEST_TRACE_LIBS)
 # pmemtest's roofs (every NT store strategy this CPU has, the best taken,
 # roof errors) and the bound-vs-fastest report, read back with jq; the
 # roof error is forced through PMEMTEST_TEST_ROOF_SCALE, never by timing.
+if BUILD_PMEMTEST
 TESTS += tests/test_pmemtest_roof.sh
+endif
 EXTRA_DIST += tests/test_pmemtest_roof.sh
+
+# kflush_version() (issue 13) against the header and configure.
+check_PROGRAMS += tests/test_version
+TESTS += tests/test_version
+tests_test_version_SOURCES = tests/test_version.c
+tests_test_version_CFLAGS = $(TEST_CFLAGS)
+tests_test_version_LDADD = $(TEST_LIBS)

@@ -7,7 +7,7 @@
  * memmove of the same span) and disjoint. After each call no line is
  * dirty, every destination byte holds the right value, nothing outside
  * was written, no fence ran, no line mixed NT and cached stores (all
- * variants but the kernel port), and the write-backs used the documented
+ * variants but the kernel one), and the write-backs used the documented
  * instruction.
  */
 #include <criterion/criterion.h>

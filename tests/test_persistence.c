@@ -6,7 +6,7 @@
  * the cache lines at return (tests/trace/lines.c): no line left dirty,
  * every destination byte written, nothing written outside it, the bytes
  * right, no fence (kflush_*_persist and kflush_drain: exactly one, last),
- * no line mixing NT and cached stores (all variants but the kernel port),
+ * no line mixing NT and cached stores (all variants but the kernel one),
  * and the write-back instruction the flush variant's name, or for the
  * flush-copy edges the documented precedence, says.
  *

@@ -1,5 +1,6 @@
+# SPDX-License-Identifier: MIT
 # tools
-EXTRA_DIST += tools/quickstart.sh
+EXTRA_DIST += tools/quickstart.sh tools/deb-smoke.sh
 
 # The QEMU NVDIMM rig (tools/vm/README.md): `make check-vm` boots the
 # installed Debian kernel with emulated devdax and fsdax namespaces and runs

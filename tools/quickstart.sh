@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The README's quick start. Works from a fresh clone on Debian 12 as root:
 # installs the Debian packages it needs when they are missing, builds out of
 # tree in build/, then runs the requested job.
@@ -35,6 +36,16 @@ if [ -n "$missing" ]; then
 	apt-get update -qq
 	# shellcheck disable=SC2086
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# An in-tree ./configure stops every out-of-tree build ("source directory
+# already configured"). Both builds below must be out of tree (the plain
+# and the sanitizer build cannot share the source directory), so the
+# in-tree configuration is what goes: make distclean removes it and the
+# in-tree objects, and nothing else.
+if [ -f config.status ]; then
+	echo "quickstart: the source tree was configured in place; running make distclean there so build/ can be used"
+	if [ -f Makefile ]; then make distclean >/dev/null; else rm -f config.status config.h config.log; fi
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)

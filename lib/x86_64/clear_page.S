@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * clear_page and clear_pages variants: arch/x86/lib/clear_page_64.S, with
+ * clear_page and clear_pages variants: algorithm from
+ * arch/x86/lib/clear_page_64.S (implementation ours), with
  * seed 004's split into separately bound functions (no branch per page)
  * and the 2026 clear_pages: one rep stos over the whole extent, because
  * the string engine only sees the extent's real size that way (AMD Zen

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fault-safe copy: the kernel's rep_movs_alternative() (copy_user_64.S)
+ * Fault-safe copy: the algorithm of the kernel's rep_movs_alternative()
+ * (arch/x86/lib/copy_user_64.S; implementation ours)
  * with seed 001's overlapping short tail, and the rep movsq tail variants
  * the thread argued about, so the benchmark can settle it.
  *

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Cache-line write-back (the kernel's clean_cache_range()), drain, persist.
+ * Cache-line write-back (the algorithm of the kernel's clean_cache_range(),
+ * arch/x86/lib/usercopy_64.c; implementation ours), drain, persist.
  */
 #include "x86_64/flush.h"
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * memcpy_flushcache / memset_flushcache: the kernel's port, a MOVDIR64B
+ * memcpy_flushcache / memset_flushcache: the kernel's algorithm
+ * (arch/x86/lib/usercopy_64.c, implementation ours), a MOVDIR64B
  * variant, and the registry entries for the per-ISA ones; and the movnti
  * flush-move, which shares the movnti line.
  */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kflush_memcpy() variants: arch/x86/lib/memcpy_64.S and seed 000.
+ * kflush_memcpy() variants: algorithm from arch/x86/lib/memcpy_64.S and
+ * seed 000, implementation ours.
  *
  * All three share the SysV memcpy contract:
  *   Input:  rdi = dst, rsi = src, rdx = n (no overlap)

@@ -94,8 +94,8 @@ json_object *output_doc_new(const char *command, const char *clock, int dram,
 	output_set(d, "schema_version", json_object_new_int(OUTPUT_SCHEMA_VERSION));
 	output_set(d, "command", output_str(command));
 	output_set(d, "pmemtest_version", output_str(PACKAGE_VERSION));
-	/* pmemtest links the libkflush of its own tree. */
-	output_set(d, "libkflush_version", output_str(PACKAGE_VERSION));
+	/* The library loaded, which need not be the one pmemtest was built with. */
+	output_set(d, "libkflush_version", output_str(kflush_version(NULL, NULL, NULL)));
 	output_set(d, "timestamp", output_str(ts));
 	output_set(d, "host", output_str(host));
 	output_set(d, "cpu", cpu());
