@@ -238,3 +238,12 @@ tests_test_flags_persistence_LDADD = $(TEST_TRACE_LIBS)
 # The wrappers call the library through this program's PLT: bound at load,
 # so no first call traces the dynamic linker's lazy resolution.
 tests_test_flags_persistence_LDFLAGS = $(AM_LDFLAGS) -Wl,-z,now
+
+# libkflush-pmem2, the drop-in for libpmem2 (issue 11): a libpmem2 client of
+# our own at each store granularity, against the real library's msyncs.
+check_PROGRAMS += tests/pmem2_client
+tests_pmem2_client_SOURCES = tests/pmem2_client.c
+tests_pmem2_client_CFLAGS = $(AM_CFLAGS) $(PMEM2_CFLAGS)
+tests_pmem2_client_LDADD = $(PMEM2_LIBS) -ldl
+TESTS += tests/test_pmem2.sh
+EXTRA_DIST += tests/test_pmem2.sh
