@@ -5,7 +5,7 @@
 # Flush family, CPU features, the registry and the overview.
 dist_man_MANS += \
 	man/libkflush.7 \
-	man/libkflush-pmem.7 \
+	man/libkflush-pmem.7 man/libkflush-pmem2.7 \
 	man/memcpy_flushcache.3 \
 	man/memcpy_nontemporal.3 \
 	man/kflush_memcpy_flushcache.3 \

@@ -247,3 +247,11 @@ tests_pmem2_client_CFLAGS = $(AM_CFLAGS) $(PMEM2_CFLAGS)
 tests_pmem2_client_LDADD = $(PMEM2_LIBS) -ldl
 TESTS += tests/test_pmem2.sh
 EXTRA_DIST += tests/test_pmem2.sh
+# Its functions under the persistence tracer: write-back and fence at cache
+# line granularity, fence only at byte granularity. Links the drop-in, not
+# PMDK's libpmem2 (only its header).
+check_PROGRAMS += tests/test_pmem2_persistence
+TESTS += tests/test_pmem2_persistence
+tests_test_pmem2_persistence_SOURCES = tests/test_pmem2_persistence.c $(TEST_UTIL) $(TEST_TRACE)
+tests_test_pmem2_persistence_CFLAGS = $(TEST_TRACE_CFLAGS) $(PMEM2_CFLAGS)
+tests_test_pmem2_persistence_LDADD = pmem/libkflush-pmem2.la $(TEST_TRACE_LIBS)

@@ -14,8 +14,9 @@
 #    real libpmem2 makes for the same client (and, from PMDK's persist.c:
 #    some in every flushing phase at page granularity, none at cache-line
 #    or byte granularity);
-#  - write-back versus fence only (cache line versus byte) shows here only
-#    as the flavour the counters name; no instruction trace checks it yet;
+#  - write-back versus fence only (cache line versus byte) shows here as
+#    the flavour the counters name; tests/test_pmem2_persistence traces the
+#    instructions;
 #  - put first in the library path as libpmem2.so.1 it is what the client
 #    binds to, and pointed at itself it refuses to forward.
 # Exit 77 (skip) without the real libpmem2, strace or objdump.
