@@ -19,7 +19,7 @@
 #    instructions;
 #  - put first in the library path as libpmem2.so.1 it is what the client
 #    binds to, and pointed at itself it refuses to forward.
-# Exit 77 (skip) without the real libpmem2, strace or objdump.
+# Exit 77 (skip) without the real libpmem2, strace (or ptrace) or objdump.
 set -u
 
 dropin=$(pwd)/pmem/.libs/libkflush-pmem2.so.1
@@ -31,6 +31,10 @@ for tool in strace objdump; do
 		exit 77
 	fi
 done
+if ! strace -o /dev/null true 2>/dev/null; then
+	echo "SKIP: strace cannot trace here (ptrace refused)"
+	exit 77
+fi
 if [ -z "$real" ] || [ ! -f "$real" ]; then
 	echo "SKIP: the real libpmem2.so.1 ('$real') is not installed (apt-get install libpmem2)"
 	exit 77

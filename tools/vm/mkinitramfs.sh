@@ -76,7 +76,7 @@ copy_lib() {
 # binary that cannot start would only show up as a confusing FAIL later.
 copy_deps() {
 	bin=$1
-	deps=$(LD_LIBRARY_PATH=$kflush_libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ldd "$bin" 2>&1) ||
+	deps=$(LD_LIBRARY_PATH=$kflush_libdir:$builddir/pmem/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ldd "$bin" 2>&1) ||
 		die "ldd $bin failed: $deps"
 	if echo "$deps" | grep -q 'not found'; then
 		die "$bin: missing libraries: $(echo "$deps" | grep 'not found' | tr -s ' \t' ' ')"
