@@ -34,12 +34,12 @@ dist_man_MANS += \
 	man/kflush_fault_handler.3
 
 # The optional parts' pages: installed with the part, always distributed.
-EXTRA_DIST += man/pmemtest.1 man/libkflush-pmem.7
+EXTRA_DIST += man/pmemtest.1 man/libkflush-pmem.7 man/libkflush-pmem2.7
 if BUILD_PMEMTEST
 man_MANS += man/pmemtest.1
 endif
 if BUILD_PMEM_DROPIN
-man_MANS += man/libkflush-pmem.7
+man_MANS += man/libkflush-pmem.7 man/libkflush-pmem2.7
 endif
 
 # Aliases: a name that has its section in another function's page. In the

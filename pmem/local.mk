@@ -11,3 +11,27 @@ pmem_libkflush_pmem_la_LDFLAGS = $(AM_LDFLAGS) -version-info 1:0:0 \
 pmem_libkflush_pmem_la_LIBADD = lib/libkflush.la -ldl -lpthread
 EXTRA_pmem_libkflush_pmem_la_DEPENDENCIES = pmem/libkflush-pmem.map
 EXTRA_DIST += pmem/libkflush-pmem.map
+
+# libkflush-pmem2.so.1: the same for PMDK's libpmem2.so.1 (LIBPMEM2_1.0):
+# the pmem2_get_*_fn getters on libkflush, the rest forwarded to the real
+# one. See libkflush-pmem2(7).
+lib_LTLIBRARIES += pmem/libkflush-pmem2.la
+pmem_libkflush_pmem2_la_SOURCES = pmem/pmem2.h pmem/pmem2_fns.c pmem/pmem2_load.c \
+	pmem/pmem2_forward.S
+pmem_libkflush_pmem2_la_CFLAGS = $(AM_CFLAGS) $(KFLUSH_VISIBILITY) -pthread
+pmem_libkflush_pmem2_la_LDFLAGS = $(AM_LDFLAGS) -version-info 1:0:0 \
+	-Wl,--version-script=$(srcdir)/pmem/libkflush-pmem2.map -Wl,-z,now -Wl,--no-undefined
+pmem_libkflush_pmem2_la_LIBADD = lib/libkflush.la -ldl -lpthread
+EXTRA_pmem_libkflush_pmem2_la_DEPENDENCIES = pmem/libkflush-pmem2.map
+EXTRA_DIST += pmem/libkflush-pmem2.map
+
+# `make bench-pmem`: fio's libpmem engine and libpmemobj on PMDK's libpmem
+# against the drop-in, side by side (tools/fio-bench.sh; a measurement, not
+# a test).
+if HAVE_PMEMOBJ
+BENCH_PMEM_DEPS = tests/pmemobj_client$(EXEEXT)
+endif
+bench-pmem: all $(BENCH_PMEM_DEPS)
+	$(SHELL) $(srcdir)/tools/fio-bench.sh $(abs_top_builddir)
+.PHONY: bench-pmem
+EXTRA_DIST += tools/fio-bench.sh

@@ -265,3 +265,25 @@ TESTS += tests/test_version
 tests_test_version_SOURCES = tests/test_version.c
 tests_test_version_CFLAGS = $(TEST_CFLAGS)
 tests_test_version_LDADD = $(TEST_LIBS)
+
+# libkflush-pmem2, the drop-in for libpmem2 (issue 11): a libpmem2 client of
+# our own at each store granularity, against the real library's msyncs.
+# Its programs need <libpmem2.h> (libpmem2-dev), which configure finds for pmemtest.
+if BUILD_PMEM_DROPIN
+if BUILD_PMEMTEST
+check_PROGRAMS += tests/pmem2_client
+tests_pmem2_client_SOURCES = tests/pmem2_client.c
+tests_pmem2_client_CFLAGS = $(AM_CFLAGS) $(PMEM2_CFLAGS)
+tests_pmem2_client_LDADD = $(PMEM2_LIBS) -ldl
+TESTS += tests/test_pmem2.sh
+# Its functions under the persistence tracer: write-back and fence at cache
+# line granularity, fence only at byte granularity. Links the drop-in, not
+# PMDK's libpmem2 (only its header).
+check_PROGRAMS += tests/test_pmem2_persistence
+TESTS += tests/test_pmem2_persistence
+tests_test_pmem2_persistence_SOURCES = tests/test_pmem2_persistence.c $(TEST_UTIL) $(TEST_TRACE)
+tests_test_pmem2_persistence_CFLAGS = $(TEST_TRACE_CFLAGS) $(PMEM2_CFLAGS)
+tests_test_pmem2_persistence_LDADD = pmem/libkflush-pmem2.la $(TEST_TRACE_LIBS)
+endif
+endif
+EXTRA_DIST += tests/test_pmem2.sh

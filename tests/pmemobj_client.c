@@ -7,6 +7,10 @@
  *
  *   pmemobj_client run POOL FIRST COUNT [CRASH_AT]
  *   pmemobj_client verify POOL
+ *   pmemobj_client bench POOL SECONDS
+ *
+ * bench (for tools/fio-bench.sh, not a test) runs the same transactions for
+ * SECONDS, keeping the list at 1000 nodes, and prints "tx/s N".
  *
  * The invariants, kept by every transaction: root.count is the length of
  * the list, root.sum the sum of its nodes' sums, each node's sum the hash
@@ -18,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <libpmemobj.h>
 
@@ -62,6 +67,9 @@ static void die(const char *what)
 	exit(1);
 }
 
+/* Above this many nodes every transaction frees one (bench: a bounded pool). */
+static uint64_t keep = UINT64_MAX;
+
 /* One transaction: a new node, an overlapping memmove in root.buf, every 5th a free. */
 static void one_tx(PMEMobjpool *pop, PMEMoid root_oid, uint64_t i, uint64_t crash_at)
 {
@@ -91,7 +99,7 @@ static void one_tx(PMEMobjpool *pop, PMEMoid root_oid, uint64_t i, uint64_t cras
 		pmemobj_memmove(pop, r->buf + to, r->buf + from, mv, PMEMOBJ_F_MEM_NODRAIN);
 		pmemobj_memset(pop, r->buf + (i % BUF), (int)i, 1, 0);
 		r->buf_hash = hash(r->buf, BUF);
-		if (i % 5 == 4) {
+		if (i % 5 == 4 || r->count > keep) {
 			/* Unlink and free the second node: its predecessor is the new one. */
 			PMEMoid victim = p->next;
 			struct node *v = pmemobj_direct(victim);
@@ -161,20 +169,37 @@ int main(int argc, char **argv)
 	PMEMoid root;
 	int rc = 0;
 
-	if (argc < 3 || (strcmp(argv[1], "run") == 0 && argc < 5) ||
-	    (strcmp(argv[1], "run") != 0 && strcmp(argv[1], "verify") != 0)) {
-		fprintf(stderr, "usage: %s run POOL FIRST COUNT [CRASH_AT] | verify POOL\n", argv[0]);
+	int bench = argc == 4 && strcmp(argv[1], "bench") == 0;
+
+	if (!bench && (argc < 3 || (strcmp(argv[1], "run") == 0 && argc < 5) ||
+		       (strcmp(argv[1], "run") != 0 && strcmp(argv[1], "verify") != 0))) {
+		fprintf(stderr, "usage: %s run POOL FIRST COUNT [CRASH_AT] | verify POOL | "
+			"bench POOL SECONDS\n", argv[0]);
 		return 2;
 	}
 	pop = pmemobj_open(argv[2], LAYOUT);
-	if (!pop && strcmp(argv[1], "run") == 0 && errno == ENOENT)
+	if (!pop && (bench || strcmp(argv[1], "run") == 0) && errno == ENOENT)
 		pop = pmemobj_create(argv[2], LAYOUT, POOL_SIZE, 0600);
 	if (!pop)
 		die(argv[2]);
 	root = pmemobj_root(pop, sizeof(struct root));
 	if (OID_IS_NULL(root))
 		die("pmemobj_root");
-	if (strcmp(argv[1], "run") == 0) {
+	if (bench) {
+		double secs = strtod(argv[3], NULL), t0, t;
+		struct timespec ts;
+		uint64_t i = 0;
+
+		keep = 1000;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		t0 = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+		do {
+			one_tx(pop, root, i++, UINT64_MAX);
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			t = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+		} while (t - t0 < secs);
+		printf("tx/s %.0f\n", (double)i / (t - t0));
+	} else if (strcmp(argv[1], "run") == 0) {
 		uint64_t first = strtoull(argv[3], NULL, 0), n = strtoull(argv[4], NULL, 0);
 		uint64_t crash = argc > 5 ? strtoull(argv[5], NULL, 0) : UINT64_MAX;
 

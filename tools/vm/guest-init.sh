@@ -490,6 +490,70 @@ check_kernel_vs_replay() {
 	done
 }
 
+# --- check 8: real pmem clients on the drop-ins (issue 11) --------------------------
+# fio's dev-dax engine on /dev/dax0.0 (its writes are pmem_memcpy_persist)
+# and its libpmem engine on the DAX ext4 (pmem_memcpy with flags, direct=0
+# and 1), with libkflush-pmem.so.1 preloaded and every block verified by
+# crc32c; the drop-in's KFLUSH_PMEM_STATS must count exactly fio's writes.
+# Then the libpmem2 client on the DAX ext4 with libkflush-pmem2.so.1: real
+# MAP_SYNC, so libpmem2 itself picks cache-line granularity, not forced.
+D1=/opt/kflush/lib/libkflush-pmem.so.1
+D2=/opt/kflush/lib/libkflush-pmem2.so.1
+# fio_dropin NAME ENGINE WANT-REGEX SIZE BS ARGS...: one fio job under the drop-in.
+fio_dropin() {
+	n=$1 engine=$2 re=$3 size=$4 bs=$5
+	shift 5
+	if ! run "$n" env LD_PRELOAD=$D1 KFLUSH_PMEM_STATS=1 $K/fio --name=$n --ioengine=$engine \
+		--size=$size --bs=$bs --rw=write --verify=crc32c --verify_fatal=1 \
+		--verify_state_save=0 --thread --output-format=terse "$@"; then
+		fail "$n" "fio --ioengine=$engine under the drop-in failed"
+		return
+	fi
+	got=$(awk -v re="$re" '$1 == "libkflush-pmem:" && $2 ~ re { c += $3; b += $5 }
+		END { printf "%d %d", c, b }' /tmp/out.$n)
+	want="$((size / bs)) $size"
+	if [ "$got" != "$want" ]; then
+		fail "$n" "drop-in counted '$got' calls/bytes, fio writes '$want'"
+	else
+		say RESULT "$n" "$engine bs=$bs: $got calls/bytes through libkflush-pmem, crc32c verified"
+		pass "$n"
+	fi
+}
+
+check_fio() {
+	t=$(now)
+	if [ ! -x $K/fio ] || [ ! -f $D1 ]; then
+		fail 8-fio "fio or $D1 missing from the initramfs"
+		return
+	fi
+	fio_dropin 8-fio-devdax dev-dax '^pmem_memcpy_persist$' $((8 * MIB)) 65536 \
+		--filename=/dev/dax0.0
+	fio_dropin 8-fio-libpmem-direct libpmem '^pmem_memcpy' $((8 * MIB)) 4096 \
+		--directory=/mnt/pmem --direct=1
+	fio_dropin 8-fio-libpmem-buffered libpmem '^pmem_memcpy' $((8 * MIB)) 65536 \
+		--directory=/mnt/pmem --direct=0
+	rm -f /mnt/pmem/8-fio-*
+	timed 8-fio "$t"
+
+	t=$(now)
+	c=$K/pmem2_client
+	if [ ! -x $c ] || [ ! -f $D2 ]; then
+		fail 8-pmem2 "pmem2_client or $D2 missing from the initramfs"
+	elif ! run pmem2 env LD_PRELOAD=$D2 KFLUSH_PMEM_STATS=1 "$c" /mnt/pmem/pmem2; then
+		fail 8-pmem2 "the libpmem2 client failed under the drop-in on the DAX ext4"
+	elif ! grep -qx 'granularity: cache_line' /tmp/out.pmem2; then
+		fail 8-pmem2 "libpmem2 did not give the DAX file cache-line granularity: $(grep granularity /tmp/out.pmem2)"
+	elif [ "$(grep -c "_fn: $D2\$" /tmp/out.pmem2)" -ne 6 ] ||
+	     ! grep -q '^libkflush-pmem2: memcpy_fn/cache_line [1-9]' /tmp/out.pmem2; then
+		fail 8-pmem2 "the client's functions are not the drop-in's, or it counted none"
+	else
+		say RESULT 8-pmem2 "cache_line (MAP_SYNC): $(grep -c _fn/cache_line /tmp/out.pmem2) functions counted, bytes right"
+		pass 8-pmem2
+	fi
+	rm -f /mnt/pmem/pmem2
+	timed 8-pmem2 "$t"
+}
+
 # --- check 7: a last bind of both namespaces, for the host's byte comparison ---
 # The host compares the struct pages the kernel wrote into the images with
 # pmemtest's replay (run.sh, kflush-memmap-cmp); faults since a bind leave
@@ -512,6 +576,7 @@ main)
 	check_dev_default
 	check_dev_memmap
 	check_fsdax_file
+	check_fio
 	check_suite 4
 	check_kernel_vs_replay
 	check_final_bind

@@ -76,7 +76,7 @@ copy_lib() {
 # binary that cannot start would only show up as a confusing FAIL later.
 copy_deps() {
 	bin=$1
-	deps=$(LD_LIBRARY_PATH=$kflush_libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ldd "$bin" 2>&1) ||
+	deps=$(LD_LIBRARY_PATH=$kflush_libdir:$builddir/pmem/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ldd "$bin" 2>&1) ||
 		die "ldd $bin failed: $deps"
 	if echo "$deps" | grep -q 'not found'; then
 		die "$bin: missing libraries: $(echo "$deps" | grep 'not found' | tr -s ' \t' ' ')"
@@ -184,6 +184,25 @@ for helper in kflush-vmpeek kflush-vmdax; do
 	p=$(real_binary "$builddir/tools/vm/$helper") || die "$helper not built (make check-vm builds it)"
 	install_bin "$p" /opt/kflush/bin "$helper"
 done
+
+# fio and the libpmem/libpmem2 drop-ins (guest check 8), with the real
+# libraries the drop-ins dlopen() by full path (config.h), at that path.
+fio=$(command -v fio 2>/dev/null || true)
+[ -n "$fio" ] && install_bin "$fio" /opt/kflush/bin fio
+for d in libkflush-pmem.so.1 libkflush-pmem2.so.1; do
+	[ -e "$builddir/pmem/.libs/$d" ] || continue
+	copy_lib "$builddir/pmem/.libs/$d"
+	copy_deps "$builddir/pmem/.libs/$d"
+done
+for v in KFLUSH_LIBPMEM_PATH KFLUSH_LIBPMEM2_PATH; do
+	r=$(sed -n "s/^#define $v \"\(.*\)\"\$/\1/p" "$builddir/config.h")
+	[ -n "$r" ] && [ -f "$r" ] || continue
+	copy_lib "$r"
+	copy_deps "$r"
+done
+if p=$(real_binary "$builddir/tests/pmem2_client"); then
+	install_bin "$p" /opt/kflush/bin pmem2_client
+fi
 
 ntests=0
 for t in "$builddir"/tests/test_*; do

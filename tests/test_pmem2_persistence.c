@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The functions libkflush-pmem2's pmem2_get_*_fn() hand out, under the
+ * persistence tracer (tests/trace/), at the two granularities where the
+ * instructions are the difference: the expectations are PMDK's, from
+ * pmem2_get_persist_fn(3), pmem2_get_memcpy_fn(3) and libpmem2's persist.c,
+ * not from the code:
+ * - CACHE_LINE: the copies, move and fill leave no line dirty and end
+ *   with one fence (none with NODRAIN); persist writes back every line
+ *   once, then fences; flush writes back every line once, no fence; drain
+ *   is one fence;
+ * - BYTE (eADR): nothing is ever written back; the copies end with one
+ *   fence (none with NODRAIN), persist and drain are one fence, flush does
+ *   nothing at all; every byte is still right and nothing is stored
+ *   outside the destination.
+ * The map each set comes from is a file with PMEM2_FORCE_GRANULARITY set,
+ * and the granularity the real libpmem2 reports for it is checked first.
+ * This program links the drop-in, not PMDK's libpmem2.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <libpmem2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kflush.h"
+#include "testutil.h"
+#include "trace/harness.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+enum { LINE, BYTE, NGRAN };
+static const char *const gran_env[NGRAN] = { "CACHE_LINE", "BYTE" };
+static const enum pmem2_granularity gran_want[NGRAN] = { PMEM2_GRANULARITY_CACHE_LINE,
+							 PMEM2_GRANULARITY_BYTE };
+
+/* Filled before the tracee is forked, so it has them too. */
+static struct fns {
+	pmem2_memcpy_fn cpy;
+	pmem2_memmove_fn move;
+	pmem2_memset_fn set;
+	pmem2_persist_fn persist;
+	pmem2_flush_fn flush;
+	pmem2_drain_fn drain;
+	int granularity;
+} fns[NGRAN];
+static char setup_error[256];
+
+static void get_fns(int g)
+{
+	char path[] = "/tmp/kflush-pmem2-trace.XXXXXX";
+	struct pmem2_config *cfg = NULL;
+	struct pmem2_source *src = NULL;
+	struct pmem2_map *map = NULL;
+	int fd = mkstemp(path);
+
+	if (fd < 0 || ftruncate(fd, 1 << 20) != 0) {
+		snprintf(setup_error, sizeof(setup_error), "temporary file: %m");
+		return;
+	}
+	unlink(path);
+	setenv("PMEM2_FORCE_GRANULARITY", gran_env[g], 1);
+	if (pmem2_config_new(&cfg) || pmem2_source_from_fd(&src, fd) ||
+	    pmem2_config_set_required_store_granularity(cfg, PMEM2_GRANULARITY_PAGE) ||
+	    pmem2_map_new(&map, cfg, src)) {
+		snprintf(setup_error, sizeof(setup_error), "pmem2_map_new: %s", pmem2_errormsg());
+		return;
+	}
+	unsetenv("PMEM2_FORCE_GRANULARITY");
+	/* The map stays: the functions are tied to it for the test's life. */
+	fns[g] = (struct fns){
+		.cpy = pmem2_get_memcpy_fn(map), .move = pmem2_get_memmove_fn(map),
+		.set = pmem2_get_memset_fn(map), .persist = pmem2_get_persist_fn(map),
+		.flush = pmem2_get_flush_fn(map), .drain = pmem2_get_drain_fn(map),
+		.granularity = (int)pmem2_map_get_store_granularity(map),
+	};
+}
+
+static void setup(void)
+{
+	get_fns(LINE);
+	get_fns(BYTE);
+	tp_setup();
+}
+
+/* The four-argument functions with the flags bound, as the tracer's calls. */
+#define WRAP(G, F, FL)								\
+	static void *cpy_##G##_##F(void *d, const void *s, size_t n)		\
+	{ return fns[G].cpy(d, s, n, FL); }					\
+	static void *move_##G##_##F(void *d, const void *s, size_t n)		\
+	{ return fns[G].move(d, s, n, FL); }					\
+	static void *set_##G##_##F(void *d, int c, size_t n)			\
+	{ return fns[G].set(d, c, n, FL); }
+WRAP(LINE, 0, 0)
+WRAP(LINE, ND, PMEM2_F_MEM_NODRAIN)
+WRAP(BYTE, 0, 0)
+WRAP(BYTE, ND, PMEM2_F_MEM_NODRAIN)
+static void persist_line(const void *p, size_t n) { fns[LINE].persist(p, n); }
+static void flush_line(const void *p, size_t n) { fns[LINE].flush(p, n); }
+static void drain_line(void) { fns[LINE].drain(); }
+static void persist_byte(const void *p, size_t n) { fns[BYTE].persist(p, n); }
+static void flush_byte(const void *p, size_t n) { fns[BYTE].flush(p, n); }
+static void drain_byte(void) { fns[BYTE].drain(); }
+
+static const void *const copies[NGRAN][2][3] = {
+	[LINE] = { { (const void *)cpy_LINE_0, (const void *)move_LINE_0, (const void *)set_LINE_0 },
+		   { (const void *)cpy_LINE_ND, (const void *)move_LINE_ND,
+		     (const void *)set_LINE_ND } },
+	[BYTE] = { { (const void *)cpy_BYTE_0, (const void *)move_BYTE_0, (const void *)set_BYTE_0 },
+		   { (const void *)cpy_BYTE_ND, (const void *)move_BYTE_ND,
+		     (const void *)set_BYTE_ND } },
+};
+static const char *const copy_names[3] = { "memcpy_fn", "memmove_fn", "memset_fn" };
+static const enum tp_shape copy_shapes[3] = { TP_COPY, TP_MOVE, TP_SET };
+
+static const struct {
+	size_t n, doff;
+} cases[] = { { 5, 3 }, { 64, 0 }, { 100, 8 }, { 256, 0 }, { 1000, 0 }, { 1001, 7 }, { 8192, 0 } };
+
+static void check_setup(int g)
+{
+	cr_assert(!setup_error[0], "%s", setup_error);
+	cr_assert_eq(fns[g].granularity, (int)gran_want[g],
+		     "PMEM2_FORCE_GRANULARITY=%s gave granularity %d, want %d", gran_env[g],
+		     fns[g].granularity, (int)gran_want[g]);
+}
+
+static int kernel_bound(void)
+{
+	return !(kflush_cpu_features() & (KFLUSH_CPU_AVX512F | KFLUSH_CPU_AVX2 |
+					  KFLUSH_CPU_MOVDIR64B | KFLUSH_CPU_SSE2));
+}
+
+TestSuite(pmem2_persistence, .init = setup, .fini = tp_teardown);
+
+Test(pmem2_persistence, cache_line_copies)
+{
+	check_setup(LINE);
+	for (int nd = 0; nd < 2; nd++)
+		for (int c = 0; c < 3; c++)
+			for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+				size_t n = cases[i].n, doff = cases[i].doff;
+				int nt = n >= 256;	/* no hint: PMDK's threshold */
+				char label[64], msg[1024];
+				struct tp_call call = {
+					.name = label, .fn = copies[LINE][nd][c],
+					.shape = copy_shapes[c], .doff = doff, .soff = doff + 3,
+					.n = n, .c = 0x3c, .dist = n & 1 ? 3 : -70,
+					.wb = tp_expected_wb(), .fences = nd ? 0 : 1,
+					.allow_mixed = nt && kernel_bound(),
+					.nt_only = nt && doff % 8 == 0 && n % 4 == 0,
+				};
+
+				snprintf(label, sizeof(label), "%s/cache_line%s", copy_names[c],
+					 nd ? " NODRAIN" : "");
+				if (tp_run(&call, msg, sizeof(msg)))
+					cr_assert_fail("%s", msg);
+			}
+}
+
+Test(pmem2_persistence, cache_line_persist_flush_drain)
+{
+	static const size_t lens[] = { 1, 64, 100, 4096 + 13 };
+	char msg[1024];
+
+	check_setup(LINE);
+	for (size_t i = 0; i < ARRAY_SIZE(lens); i++) {
+		struct tp_call persist = {
+			.name = "persist_fn/cache_line", .fn = (const void *)persist_line,
+			.shape = TP_FLUSH, .doff = 5, .n = lens[i], .wb = tp_expected_wb(),
+			.fences = 1,
+		};
+		struct tp_call flush = {
+			.name = "flush_fn/cache_line", .fn = (const void *)flush_line,
+			.shape = TP_FLUSH, .doff = 5, .n = lens[i], .wb = tp_expected_wb(),
+			.fences = 0,
+		};
+
+		if (tp_run(&persist, msg, sizeof(msg)))
+			cr_assert_fail("%s", msg);
+		if (tp_run(&flush, msg, sizeof(msg)))
+			cr_assert_fail("%s", msg);
+	}
+	struct tp_call drain = { .name = "drain_fn/cache_line", .fn = (const void *)drain_line,
+				 .shape = TP_DRAIN, .fences = 1 };
+	if (tp_run(&drain, msg, sizeof(msg)))
+		cr_assert_fail("%s", msg);
+}
+
+Test(pmem2_persistence, byte_copies_fence_only)
+{
+	check_setup(BYTE);
+	for (int nd = 0; nd < 2; nd++)
+		for (int c = 0; c < 3; c++)
+			for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+				size_t n = cases[i].n, doff = cases[i].doff;
+				char label[64], msg[1024];
+				struct tp_call call = {
+					.name = label, .fn = copies[BYTE][nd][c],
+					.shape = copy_shapes[c], .doff = doff, .soff = doff + 3,
+					.n = n, .c = 0x3c, .dist = n & 1 ? 3 : -70,
+					.wb = tp_expected_wb(), .fences = nd ? 0 : 1,
+				};
+				const struct tl_state *s;
+				size_t bad;
+
+				snprintf(label, sizeof(label), "%s/byte%s", copy_names[c],
+					 nd ? " NODRAIN" : "");
+				bad = tp_run(&call, msg, sizeof(msg));
+				s = tp_last();
+				/* Lines left in the (persistent) cache are the point. */
+				if (bad != s->count[TL_DIRTY])
+					cr_assert_fail("%s", msg);
+				if (s->writebacks)
+					cr_assert_fail("%s n=%zu: %zu write-backs at byte granularity",
+						       label, n, s->writebacks);
+			}
+}
+
+Test(pmem2_persistence, byte_persist_flush_drain)
+{
+	static const size_t lens[] = { 1, 64, 4096 + 13 };
+	const struct tl_state *s;
+	char msg[1024];
+	size_t bad;
+
+	check_setup(BYTE);
+	for (size_t i = 0; i < ARRAY_SIZE(lens); i++) {
+		struct tp_call persist = {
+			.name = "persist_fn/byte", .fn = (const void *)persist_byte,
+			.shape = TP_FLUSH, .doff = 5, .n = lens[i], .wb = tp_expected_wb(),
+			.fences = 1,
+		};
+		struct tp_call flush = {
+			.name = "flush_fn/byte", .fn = (const void *)flush_byte,
+			.shape = TP_FLUSH, .doff = 5, .n = lens[i], .wb = tp_expected_wb(),
+			.fences = 0,
+		};
+
+		/* Judged as a flush, the only broken rule must be "each line written back". */
+		bad = tp_run(&persist, msg, sizeof(msg));
+		s = tp_last();
+		if (bad != s->count[TL_WB_COUNT] || s->writebacks || s->fences != 1)
+			cr_assert_fail("persist_fn/byte n=%zu: %zu write-backs, %zu fences "
+				       "(want 0 and 1): %s", lens[i], s->writebacks, s->fences, msg);
+		bad = tp_run(&flush, msg, sizeof(msg));
+		s = tp_last();
+		if (bad != s->count[TL_WB_COUNT] || s->writebacks || s->fences)
+			cr_assert_fail("flush_fn/byte n=%zu: %zu write-backs, %zu fences "
+				       "(want none): %s", lens[i], s->writebacks, s->fences, msg);
+	}
+	struct tp_call drain = { .name = "drain_fn/byte", .fn = (const void *)drain_byte,
+				 .shape = TP_DRAIN, .fences = 1 };
+	if (tp_run(&drain, msg, sizeof(msg)))
+		cr_assert_fail("%s", msg);
+}
