@@ -25,13 +25,7 @@ pmem_libkflush_pmem2_la_LIBADD = lib/libkflush.la -ldl -lpthread
 EXTRA_pmem_libkflush_pmem2_la_DEPENDENCIES = pmem/libkflush-pmem2.map
 EXTRA_DIST += pmem/libkflush-pmem2.map
 
-# `make bench-pmem`: fio's libpmem engine and libpmemobj on PMDK's libpmem
-# against the drop-in, side by side (tools/fio-bench.sh; a measurement, not
-# a test).
+# `make bench-pmem` (tools/local.mk) needs the libpmemobj client too.
 if HAVE_PMEMOBJ
 BENCH_PMEM_DEPS = tests/pmemobj_client$(EXEEXT)
 endif
-bench-pmem: all $(BENCH_PMEM_DEPS)
-	$(SHELL) $(srcdir)/tools/fio-bench.sh $(abs_top_builddir)
-.PHONY: bench-pmem
-EXTRA_DIST += tools/fio-bench.sh

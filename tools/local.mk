@@ -2,6 +2,20 @@
 # tools
 EXTRA_DIST += tools/quickstart.sh tools/deb-smoke.sh
 
+# `make bench-pmem`: fio's libpmem engine and libpmemobj on PMDK's libpmem
+# against the drop-in, side by side (tools/fio-bench.sh; a measurement, not
+# a test). The rule is here, outside the drop-in's conditional, so a build
+# without the drop-in says why instead of doing nothing.
+if BUILD_PMEM_DROPIN
+BENCH_PMEM_RUN = $(SHELL) $(srcdir)/tools/fio-bench.sh $(abs_top_builddir)
+else
+BENCH_PMEM_RUN = echo "make bench-pmem: the libpmem drop-in is not built (see configure's summary)" >&2; exit 2
+endif
+bench-pmem: all $(BENCH_PMEM_DEPS)
+	@$(BENCH_PMEM_RUN)
+.PHONY: bench-pmem
+EXTRA_DIST += tools/fio-bench.sh
+
 # The QEMU NVDIMM rig (tools/vm/README.md): `make check-vm` boots the
 # installed Debian kernel with emulated devdax and fsdax namespaces and runs
 # pmemtest, the test programs and two small helpers inside the guest.

@@ -18,6 +18,79 @@ void flush_clflushopt(const void *addr, size_t len);
 /* Up to here the copy is inline and the lines are written back inline. */
 #define TEMPORAL_SMALL_MAX 128
 
+/*
+ * Beyond that the destination goes in steps of this many bytes, each
+ * written back before the next is stored. Copying 64 KiB and then writing
+ * 64 KiB back finds most lines already pushed out of L1 by the copy
+ * itself: fio's libpmem engine at bs=64k direct=0 (a temporal
+ * pmem_memcpy) spent 26 % of its time in the copy and 15 % in the
+ * write-back, where PMDK writes back every four lines as it goes. 512
+ * bytes: fio there (AMD EPYC, Zen 3) drop-in/libpmem 64k 1.12 and 1.08 x,
+ * 1m 0.87 and 1.00 x, against 0.84-0.86 x with 4 KiB steps and 0.74 x
+ * with none (noisy host). Steps end on step boundaries of the
+ * destination, so no line is written back twice.
+ */
+#define TEMPORAL_STEP 512
+
+/* The first step: up to the destination's next step boundary. */
+KFLUSH_INLINE size_t first_step(const void *d)
+{
+	return TEMPORAL_STEP - ((uintptr_t)d & (TEMPORAL_STEP - 1));
+}
+
+static void copy_steps(char *d, const char *s, size_t n)
+{
+	kflush_memcpy_fn copy = KFLUSH_BOUND(KFLUSH_OP_MEMCPY, kflush_memcpy_fn);
+
+	for (size_t step = first_step(d); n; d += step, s += step, n -= step, step = TEMPORAL_STEP) {
+		if (step > n)
+			step = n;
+		copy(d, s, step);
+		writeback_range(d, step);
+	}
+}
+
+/*
+ * Forward when the destination is below the source or clear of it, else
+ * from the end down: a step then never overwrites source bytes a later
+ * step still has to read.
+ */
+static void move_steps(char *d, const char *s, size_t n)
+{
+	size_t step;
+
+	if ((uintptr_t)d - (uintptr_t)s >= n) {
+		for (step = first_step(d); n; d += step, s += step, n -= step, step = TEMPORAL_STEP) {
+			if (step > n)
+				step = n;
+			memmove(d, s, step);
+			writeback_range(d, step);
+		}
+		return;
+	}
+	d += n;
+	s += n;
+	step = (uintptr_t)d & (TEMPORAL_STEP - 1);
+	for (step = step ? step : TEMPORAL_STEP; n; n -= step, step = TEMPORAL_STEP) {
+		if (step > n)
+			step = n;
+		d -= step;
+		s -= step;
+		memmove(d, s, step);
+		writeback_range(d, step);
+	}
+}
+
+static void set_steps(char *d, int c, size_t n)
+{
+	for (size_t step = first_step(d); n; d += step, n -= step, step = TEMPORAL_STEP) {
+		if (step > n)
+			step = n;
+		memset(d, c, step);
+		writeback_range(d, step);
+	}
+}
+
 typedef __m128i u128 __attribute__((aligned(1)));
 
 /*
@@ -87,10 +160,7 @@ KFLUSH_INLINE void small_copy(char *d, const char *s, size_t n)
 		uintptr_t line = kflush_clflush_size, p, end;			\
 										\
 		if (n - 1 >= TEMPORAL_SMALL_MAX) {				\
-			if (!n)							\
-				return;						\
-			KFLUSH_BOUND(KFLUSH_OP_MEMCPY, kflush_memcpy_fn)(dst, src, n); \
-			writeback_range(dst, n);				\
+			copy_steps(dst, src, n);				\
 			return;							\
 		}								\
 		small_copy(dst, src, n);					\
@@ -120,10 +190,11 @@ static KFLUSH_EARLY kflush_memcpy_flushcache_fn kflush_memcpy_temporal_resolve(v
  * @src: source, any alignment; must not overlap @dst
  * @n: bytes to copy; 0 touches nothing
  *
- * kflush_memcpy() followed by kflush_flush() over the destination; up to
- * 128 bytes an inline copy and inline write-backs with the same
- * instruction kflush_flush() is bound to. Does not fence: kflush_drain()
- * before relying on it.
+ * kflush_memcpy() followed by kflush_flush() over the destination, in
+ * steps of 512 bytes of destination so each step's lines are still in the
+ * cache when they are written back; up to 128 bytes an inline copy and
+ * inline write-backs with the same instruction kflush_flush() is bound
+ * to. Does not fence: kflush_drain() before relying on it.
  */
 KFLUSH_API void kflush_memcpy_temporal(void *dst, const void *src, size_t n)
 	__attribute__((ifunc("kflush_memcpy_temporal_resolve")));
@@ -134,14 +205,12 @@ KFLUSH_API void kflush_memcpy_temporal(void *dst, const void *src, size_t n)
  * @src: source, any alignment; may overlap @dst
  * @n: bytes to move; 0 touches nothing
  *
- * memmove() followed by kflush_flush() over the destination. Does not fence.
+ * memmove() followed by kflush_flush() over the destination, in 512-byte
+ * steps taken in the direction the overlap requires. Does not fence.
  */
 KFLUSH_API void kflush_memmove_temporal(void *dst, const void *src, size_t n)
 {
-	if (!n)
-		return;
-	memmove(dst, src, n);
-	writeback_range(dst, n);
+	move_steps(dst, src, n);
 }
 
 /**
@@ -150,12 +219,10 @@ KFLUSH_API void kflush_memmove_temporal(void *dst, const void *src, size_t n)
  * @c: byte value
  * @n: bytes to fill; 0 touches nothing
  *
- * memset() followed by kflush_flush() over the destination. Does not fence.
+ * memset() followed by kflush_flush() over the destination, in 512-byte
+ * steps. Does not fence.
  */
 KFLUSH_API void kflush_memset_temporal(void *dst, int c, size_t n)
 {
-	if (!n)
-		return;
-	memset(dst, c, n);
-	writeback_range(dst, n);
+	set_steps(dst, c, n);
 }
