@@ -7,6 +7,8 @@
 # the pages from.
 TESTS += tests/man-coverage.sh tests/man-lint.sh
 EXTRA_DIST += tests/man-coverage.sh tests/man-lint.sh
+# What the shell tests share (fail(), the scratch directory).
+EXTRA_DIST += tests/lib.sh
 
 # <kflush.h> in every language mode, with each installed compiler (issue 8)
 TESTS += tests/header-compile.sh

@@ -10,14 +10,8 @@ set -u
 
 PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
 CMP=${CMP:-./tools/vm/kflush-memmap-cmp}
-T=$(mktemp -d "${TMPDIR:-/tmp}/memmap-cmp-test.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT INT TERM
-fails=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+. "$(dirname "$0")/lib.sh"
+tl_scratch memmap-cmp-test
 
 # 64 MiB devdax namespace, align 2M: 16384 pfns, data from 2 MiB (pfn 512):
 # nd_pfn_init()'s ALIGN(8 KiB + 64 * 16382, 2 MiB).

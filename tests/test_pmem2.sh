@@ -43,14 +43,8 @@ if [ ! -f "$dropin" ] || [ ! -x "$client" ]; then
 	echo "FAIL: $dropin or $client not built"
 	exit 99
 fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/kflush-pmem2.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT INT TERM
-fails=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+. "$(dirname "$0")/lib.sh"
+tl_scratch kflush-pmem2
 
 # A sanitizer build of the drop-in needs its runtime first in the preload list.
 preload=$dropin

@@ -21,16 +21,10 @@ if [ ! -f "$dropin" ]; then
 	echo "FAIL: $dropin not built"
 	exit 99
 fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/kflush-fio.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT INT TERM
+. "$(dirname "$0")/lib.sh"
+tl_scratch kflush-fio
 # fio drops state files in its working directory: not in the build tree.
 cd "$T" || exit 99
-fails=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
 
 # A sanitizer build of the drop-in needs its runtime first in the preload
 # list (preloaded alone when the drop-in comes from the library path); fio

@@ -23,15 +23,9 @@ if ! command -v pmempool >/dev/null 2>&1; then
 	echo "SKIP: pmempool not installed (apt-get install pmdk-tools)"
 	exit 77
 fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/kflush-pmemobj.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT INT TERM
+. "$(dirname "$0")/lib.sh"
+tl_scratch kflush-pmemobj
 pool=$T/pool
-fails=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
 
 preload=$dropin
 asan=$(ldd "$dropin" | awk '/libasan/ { print $3 }')

@@ -9,15 +9,8 @@
 set -u
 
 PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
-T=$(mktemp -d "${TMPDIR:-/tmp}/pmemtest-cli.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT INT TERM
-fails=0
-n=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+. "$(dirname "$0")/lib.sh"
+tl_scratch pmemtest-cli
 
 # expect CODE PATTERN -- ARGS: within 20 s, exit CODE and exactly one stderr
 # line matching PATTERN (124 from timeout means pmemtest hung).

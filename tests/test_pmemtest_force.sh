@@ -7,15 +7,8 @@
 set -u
 
 PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
-T=$(mktemp -d "${TMPDIR:-/tmp}/pmemtest-force.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT INT TERM
-fails=0
-n=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+. "$(dirname "$0")/lib.sh"
+tl_scratch pmemtest-force
 
 # A known pattern with no zero byte, so that the first and last bytes of
 # any struct page array (flags' low byte and the last word's top byte:

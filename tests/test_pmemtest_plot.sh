@@ -11,15 +11,8 @@ srcdir=${srcdir:-.}
 command -v gnuplot > /dev/null 2>&1 ||
 	{ echo "SKIP: no gnuplot (tools/quickstart.sh installs gnuplot-nox)"; exit 77; }
 export PMEMTEST_PLOT_GP="$srcdir/tools/plot.gp"
-T=$(mktemp -d "${TMPDIR:-/tmp}/pmemtest-plot.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT INT TERM
-fails=0
-n=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+. "$(dirname "$0")/lib.sh"
+tl_scratch pmemtest-plot
 
 # png_size FILE: "WIDTH HEIGHT" from the IHDR chunk, or nothing when FILE
 # does not start with the PNG signature and an IHDR.

@@ -9,15 +9,9 @@ set -u
 
 PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
 case $PMEMTEST in /*) ;; *) PMEMTEST=$(pwd)/$PMEMTEST ;; esac
-T=$(mktemp -d "${TMPDIR:-/tmp}/pmemtest-progress.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT INT TERM
-fails=0
-n=0
+. "$(dirname "$0")/lib.sh"
+tl_scratch pmemtest-progress
 
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
 ok() {
 	n=$((n + 1))
 	echo "ok $n - $*"

@@ -10,15 +10,8 @@ set -u
 
 PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
 command -v jq > /dev/null 2>&1 || { echo "SKIP: no jq (tools/quickstart.sh installs it)"; exit 77; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/pmemtest-schema.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT INT TERM
-fails=0
-n=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+. "$(dirname "$0")/lib.sh"
+tl_scratch pmemtest-schema
 
 run() { # out-file args...
 	out=$1

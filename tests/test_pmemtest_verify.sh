@@ -9,16 +9,9 @@
 set -u
 
 PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
-T=$(mktemp -d "${TMPDIR:-/tmp}/pmemtest-verify.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT INT TERM
-fails=0
-n=0
+. "$(dirname "$0")/lib.sh"
+tl_scratch pmemtest-verify
 CHECKED="slow generic fixed wide pmem2 memcpy"
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
 
 # The JSON on one line, so grep can read it whatever json-c's layout.
 flat() {
