@@ -20,7 +20,7 @@ cd "$top"
 
 packages="build-essential autoconf automake libtool pkg-config libpmem2-dev
 	libdaxctl-dev libndctl-dev libcriterion-dev libjson-c-dev libcapstone-dev clang mandoc
-	groff-base jq gnuplot-nox libpmem1 fio libpmemobj-dev pmdk-tools"
+	groff-base jq gnuplot-nox libpmem1 fio libpmemobj-dev pmdk-tools strace"
 missing=
 for p in $packages; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
