@@ -7,15 +7,10 @@
 set -u
 
 PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
-T=$(mktemp -d "${TMPDIR:-/tmp}/pmemtest-test.XXXXXX") || exit 99
+. "$(dirname "$0")/lib.sh"
+tl_scratch pmemtest-test
+# Some cases leave read-only files behind: make them removable first.
 trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
-fails=0
-n=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
 
 # expect CODE PATTERN [FILE] -- ARGS: exit code CODE, exactly one stderr
 # line matching PATTERN, and FILE's checksum unchanged.
