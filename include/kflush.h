@@ -233,8 +233,8 @@ kflush_movnti_64(void *dst, const void *src)
 /*
  * 16..96 bytes, a multiple of 16, to a 16-byte-aligned destination: all the
  * loads, then the movntdq stores in one asm. On a Zen 3 this streamed a
- * memmap of 64-byte struct pages at the roof (0.98-1.03x) where eight
- * movnti reached 0.84-0.92x and movntdq in one asm per store 0.73-0.86x
+ * memmap of 64-byte struct pages at 0.92-1.02x the roof where eight movnti
+ * reached 0.83-0.92x and movntdq in one asm per store 0.73-0.86x
  * (libkflush(7), NOTES). SSE2 is baseline on x86-64: no dispatch.
  */
 typedef long long kflush_xmm __attribute__((__vector_size__(16)));
