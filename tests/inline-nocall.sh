@@ -5,7 +5,8 @@
 # a literal size 4 or 8 compiles to exactly the movnti stores it needs, no
 # other store and no call or jump; 16, 32, 48, 64, 80 and 96 to one test of
 # the destination's low four bits, one conditional jump, and on the two
-# paths n/16 movntdq and n/8 movnti, no other store and no call; a constant
+# paths n/16 movntdq and n/8 movnti, no other store, no load wider than 8
+# bytes (store forwarding from a record just built) and no call; a constant
 # without a fast path (24) and a run-time size call kflush_memcpy_flushcache.
 # Disassembles tests/inline_probe (built from tests/inline_probe.c).
 # Run from the top build directory (as make check does).
@@ -85,6 +86,14 @@ for n in 4 8 16 32 48 64 80 96; do
 		if [ -n "$calls" ]; then
 			echo "FAIL: $f calls or jumps:"
 			printf '  %s\n' "$calls"
+			bad=1
+		fi
+		# 16-byte loads would wait for a record just built with 8-byte stores.
+		wide=$(printf '%s\n' "$insns" |
+			grep -E '^v?(movdq[au]|movup[sd]|movap[sd]|lddqu)[ \t]+[^,]*\(' || true)
+		if [ -n "$wide" ]; then
+			echo "FAIL: $f loads more than 8 bytes at a time:"
+			printf '  %s\n' "$wide"
 			bad=1
 		fi
 		if [ -n "$stores" ]; then
