@@ -6,13 +6,15 @@
 # with g++ and clang++. Each mode builds, at -O2:
 #   - use.c: the inline memcpy_flushcache()/memcpy_nontemporal() paths for
 #     every constant size, a run-time size and the out-of-line calls; the
-#     object must contain movnti, so the inline path was really compiled;
+#     object must contain movnti and movntdq, so both inline paths were
+#     really compiled;
 #   - fault.c: an SA_SIGINFO handler that calls kflush_fault_handler(). In
 #     the strict C modes siginfo_t exists only with a POSIX feature macro,
 #     so it is built with -D_POSIX_C_SOURCE=200809L there, and as is in the
 #     others; the declaration must be visible either way.
 # Under C11 the header is also built with the feature macros for which glibc
-# defines SA_SIGINFO but not siginfo_t.
+# defines SA_SIGINFO but not siginfo_t; under GNU11 with -mavx2, where the
+# movntdq path must come out VEX-encoded.
 # A compiler that is not installed is skipped with one line.
 # Exit status: 0 pass, 1 fail, 77 no compiler at all.
 
@@ -77,7 +79,7 @@ EOF
 
 have_objdump=1
 if ! command -v "$objdump" >/dev/null 2>&1; then
-	echo "note: $objdump not found: the movnti check is skipped"
+	echo "note: $objdump not found: the movnti/movntdq check is skipped"
 	have_objdump=0
 fi
 
@@ -97,11 +99,15 @@ build() {
 		fail=1
 		return
 	fi
-	if [ "$have_objdump" -eq 1 ] &&
-	   ! "$objdump" -d "$o" | grep -q 'movnti'; then
-		echo "FAIL: $tag: no movnti in the object: the inline path was not compiled"
-		fail=1
-		return
+	if [ "$have_objdump" -eq 1 ]; then
+		dis=$("$objdump" -d "$o")
+		for insn in movnti movntdq; do
+			if ! printf '%s\n' "$dis" | grep -q "$insn[[:space:]]"; then
+				echo "FAIL: $tag: no $insn in the object: the inline path was not compiled"
+				fail=1
+				return
+			fi
+		done
 	fi
 	# shellcheck disable=SC2086
 	if ! out=$("$cc" -x "$lang" -std="$std" $flags "$@" -c "$tmp/fault.c" \
@@ -136,6 +142,29 @@ pick() {
 	done
 }
 
+# avx CC: in AVX code the movntdq path must be VEX-encoded (vmovntdq):
+# legacy SSE next to dirty upper ymm state is slow on Intel.
+avx() {
+	o=$tmp/use-avx-$1.o
+	[ "$have_objdump" -eq 1 ] || return
+	# shellcheck disable=SC2086
+	if ! out=$("$1" -x c -std=gnu11 $flags -mavx2 -c "$tmp/use.c" -o "$o" 2>&1); then
+		echo "FAIL: $1 -mavx2: <kflush.h> does not compile:"
+		printf '%s\n' "$out" | sed 's/^/  /'
+		fail=1
+		return
+	fi
+	dis=$("$objdump" -d --no-show-raw-insn "$o")
+	if ! printf '%s\n' "$dis" | grep -q 'vmovntdq[[:space:]]' ||
+	   printf '%s\n' "$dis" | grep -Eq '[[:space:]]movntdq[[:space:]]'; then
+		echo "FAIL: $1 -mavx2: the inline movntdq path is not VEX-encoded:"
+		printf '%s\n' "$dis" | grep -E 'movnt' | sed 's/^/  /'
+		fail=1
+		return
+	fi
+	echo "ok: $1 -mavx2: vmovntdq only"
+}
+
 for family in gcc clang; do
 	if [ "$family" = gcc ]; then
 		cc=$(pick gcc)
@@ -152,6 +181,7 @@ for family in gcc clang; do
 			build "$cc" c "$std" -D_POSIX_C_SOURCE=200809L
 		done
 		build "$cc" c gnu11
+		avx "$cc"
 		# glibc defines SA_SIGINFO for POSIX.1-1990 and X/Open without a
 		# version, but siginfo_t only from POSIX.1b and XPG5 on.
 		for m in -D_POSIX_C_SOURCE=1 -D_XOPEN_SOURCE -D_POSIX_SOURCE; do

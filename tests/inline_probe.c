@@ -57,19 +57,24 @@ int main(void)
 		P(4), P(8), P(16), P(32), P(48), P(64), P(80), P(96), P(24),
 #undef P
 	};
-	unsigned char src[128], dst[160];
+	/* dst + 16 takes the movntdq path, dst + 19 the movnti one. */
+	static const size_t doffs[] = { 16, 19 };
+	unsigned char src[128], dst[160] __attribute__((aligned(64)));
 	int bad = 0;
 
 	for (size_t i = 0; i < sizeof(src); i++)
 		src[i] = (unsigned char)(i * 7 + 1);
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
-		for (int nt = 0; nt < 2; nt++) {
+		for (int k = 0; k < 4; k++) {
+			const int nt = k & 1;
+			const size_t o = doffs[k >> 1];
+
 			memset(dst, 0, sizeof(dst));
-			(nt ? probes[i].nt : probes[i].fc)(dst + 3, src + 1);
+			(nt ? probes[i].nt : probes[i].fc)(dst + o, src + 1);
 			kflush_drain();
-			if (memcmp(dst + 3, src + 1, probes[i].n) || dst[2] || dst[3 + probes[i].n]) {
-				fprintf(stderr, "probe_%s_%zu copied wrongly\n", nt ? "nt" : "fc",
-					probes[i].n);
+			if (memcmp(dst + o, src + 1, probes[i].n) || dst[o - 1] || dst[o + probes[i].n]) {
+				fprintf(stderr, "probe_%s_%zu copied wrongly to dst+%zu\n",
+					nt ? "nt" : "fc", probes[i].n, o);
 				bad = 1;
 			}
 		}

@@ -39,8 +39,9 @@ exported=$(sed -e 's,/\*.*\*/,,g' -e 's,#.*,,' "$map" | awk '
 
 # Inline functions defined in the header. The name is the identifier in
 # front of the first "(" once attributes are removed, on the "static
-# inline" line or the next one. kflush_movnti_<N> are the store helpers of
-# the constant-size paths, not interface.
+# inline" line or the next one. kflush_movnti_<N>, kflush_movntdq_n and
+# kflush_xmm_load are the store helpers of the constant-size paths, not
+# interface.
 inline=$(awk '
 	function name_of(s,    m) {
 		gsub(/__attribute__[ \t]*\(\([^)]*\)\)/, "", s)
@@ -64,7 +65,7 @@ inline=$(awk '
 			print n
 		else
 			pending = 1
-	}' "$header" | grep -v '^kflush_movnti_[0-9]*$')
+	}' "$header" | grep -Ev '^kflush_(movnti_[0-9]*|movntdq_n|xmm_load)$')
 
 if [ -z "$exported" ]; then
 	echo "man-coverage: no exported symbols found in $map" >&2

@@ -5,8 +5,9 @@
  * size as a literal, so __builtin_constant_p sees a true constant, and the
  * same sizes through a volatile variable, which must take the out-of-line
  * call. Every destination offset in a line, several source offsets, guard
- * bytes both sides. tests/inline-nocall.sh proves the constant calls
- * compile to movnti and no call.
+ * bytes both sides (offsets 0, 16, 32 and 48 take the movntdq path, the
+ * rest movnti). tests/inline-nocall.sh proves the constant calls compile to
+ * NT stores and no call.
  */
 #include <criterion/criterion.h>
 #include <string.h>

@@ -24,7 +24,7 @@ static inline __attribute__((always_inline)) void refresh(uint64_t *t, char *pag
 	t[2] = (uint64_t)(uintptr_t)(page + 8);
 }
 
-/* Constant size: the inline movnti path, no call (what the seed adds). */
+/* Constant size: the inline NT path, no call (what the seed adds). */
 #define SP_CONST(N)								\
 static __attribute__((noinline)) void sp_const_##N(char *d, size_t npages, uint64_t *t)	\
 {										\
