@@ -236,8 +236,11 @@ kflush_movnti_64(void *dst, const void *src)
  * NOTES) this streamed a memmap of 64-byte struct pages at 0.94-1.00x the
  * roof where eight movnti reached 0.90-0.91x in the same runs, and one asm
  * per movntdq was slower than movnti. SSE2 is baseline on x86-64: no
- * dispatch.
+ * dispatch. Code built without SSE registers (-mgeneral-regs-only,
+ * -mno-sse2) keeps movnti, which needs only general registers.
  */
+#ifdef __SSE2__
+#define KFLUSH_HAVE_MOVNTDQ_PATH 1
 typedef long long kflush_xmm __attribute__((__vector_size__(16)));
 
 /* VEX-encoded in AVX code: legacy SSE next to dirty upper ymm state stalls on Intel. */
@@ -313,6 +316,7 @@ kflush_movntdq_n(char *d, const char *s, const size_t n)
 		break;
 	}
 }
+#endif /* __SSE2__ */
 
 /**
  * memcpy_flushcache() - copy so that no destination line is left dirty
@@ -323,9 +327,9 @@ kflush_movntdq_n(char *d, const char *s, const size_t n)
  * Compile-time-constant sizes 4, 8, 16, 32, 48, 64, 80 and 96 become
  * non-temporal stores and no call: movntdq when the size is a multiple of 16
  * and @dst is 16-byte aligned (a test of @dst, the compiler drops it when it
- * knows the alignment), movnti otherwise; anything else calls
- * kflush_memcpy_flushcache(). Does not fence: call kflush_drain() before
- * depending on persistence.
+ * knows the alignment; not in code built without SSE registers), movnti
+ * otherwise; anything else calls kflush_memcpy_flushcache(). Does not
+ * fence: call kflush_drain() before depending on persistence.
  */
 static __inline__ __attribute__((__always_inline__)) void
 memcpy_flushcache(void *dst, const void *src, size_t n)
@@ -338,11 +342,13 @@ memcpy_flushcache(void *dst, const void *src, size_t n)
 		return;
 	}
 
+#ifdef KFLUSH_HAVE_MOVNTDQ_PATH
 	if ((n == 16 || n == 32 || n == 48 || n == 64 || n == 80 || n == 96) &&
 	    !((uintptr_t)d & 15)) {
 		kflush_movntdq_n(d, s, n);
 		return;
 	}
+#endif
 	/* 64, 80 and 96 are the x86-64 struct page sizes; 32/48 ride along. */
 	switch (n) {
 	case 4:  kflush_movnti_4(d, s); break;

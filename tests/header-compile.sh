@@ -14,7 +14,8 @@
 #     others; the declaration must be visible either way.
 # Under C11 the header is also built with the feature macros for which glibc
 # defines SA_SIGINFO but not siginfo_t; under GNU11 with -mavx2, where the
-# movntdq path must come out VEX-encoded.
+# movntdq path must come out VEX-encoded, and without SSE2 registers
+# (-mgeneral-regs-only, clang -mno-sse2), where only movnti may remain.
 # A compiler that is not installed is skipped with one line.
 # Exit status: 0 pass, 1 fail, 77 no compiler at all.
 
@@ -165,6 +166,28 @@ avx() {
 	echo "ok: $1 -mavx2: vmovntdq only"
 }
 
+# nosse CC FLAG: code built without SSE2 registers keeps the movnti path.
+nosse() {
+	o=$tmp/use-nosse-$1.o
+	# shellcheck disable=SC2086
+	if ! out=$("$1" -x c -std=gnu11 $flags "$2" -c "$tmp/use.c" -o "$o" 2>&1); then
+		echo "FAIL: $1 $2: <kflush.h> does not compile:"
+		printf '%s\n' "$out" | sed 's/^/  /'
+		fail=1
+		return
+	fi
+	[ "$have_objdump" -eq 1 ] || return
+	dis=$("$objdump" -d --no-show-raw-insn "$o")
+	if ! printf '%s\n' "$dis" | grep -q 'movnti[[:space:]]' ||
+	   printf '%s\n' "$dis" | grep -q 'movntdq'; then
+		echo "FAIL: $1 $2: not movnti alone:"
+		printf '%s\n' "$dis" | grep -E 'movnt' | sed 's/^/  /'
+		fail=1
+		return
+	fi
+	echo "ok: $1 $2: movnti only"
+}
+
 for family in gcc clang; do
 	if [ "$family" = gcc ]; then
 		cc=$(pick gcc)
@@ -182,6 +205,7 @@ for family in gcc clang; do
 		done
 		build "$cc" c gnu11
 		avx "$cc"
+		if [ "$family" = gcc ]; then nosse "$cc" -mgeneral-regs-only; else nosse "$cc" -mno-sse2; fi
 		# glibc defines SA_SIGINFO for POSIX.1-1990 and X/Open without a
 		# version, but siginfo_t only from POSIX.1b and XPG5 on.
 		for m in -D_POSIX_C_SOURCE=1 -D_XOPEN_SOURCE -D_POSIX_SOURCE; do
