@@ -143,32 +143,13 @@ pick() {
 	done
 }
 
-# avx CC: in AVX code the movntdq path must be VEX-encoded (vmovntdq):
-# legacy SSE next to dirty upper ymm state is slow on Intel.
-avx() {
-	o=$tmp/use-avx-$1.o
-	[ "$have_objdump" -eq 1 ] || return
-	# shellcheck disable=SC2086
-	if ! out=$("$1" -x c -std=gnu11 $flags -mavx2 -c "$tmp/use.c" -o "$o" 2>&1); then
-		echo "FAIL: $1 -mavx2: <kflush.h> does not compile:"
-		printf '%s\n' "$out" | sed 's/^/  /'
-		fail=1
-		return
-	fi
-	dis=$("$objdump" -d --no-show-raw-insn "$o")
-	if ! printf '%s\n' "$dis" | grep -q 'vmovntdq[[:space:]]' ||
-	   printf '%s\n' "$dis" | grep -Eq '[[:space:]]movntdq[[:space:]]'; then
-		echo "FAIL: $1 -mavx2: the inline movntdq path is not VEX-encoded:"
-		printf '%s\n' "$dis" | grep -E 'movnt' | sed 's/^/  /'
-		fail=1
-		return
-	fi
-	echo "ok: $1 -mavx2: vmovntdq only"
-}
-
-# nosse CC FLAG: code built without SSE2 registers keeps the movnti path.
-nosse() {
-	o=$tmp/use-nosse-$1.o
+# isa CC FLAG WANT NOT WHAT: use.c built with FLAG must compile and, in its
+# disassembly, match the ERE WANT and not the ERE NOT (WHAT says which).
+# In AVX code the movntdq path must be VEX-encoded, as legacy SSE next to
+# dirty upper ymm state is slow on Intel; without SSE2 registers only the
+# movnti path may remain.
+isa() {
+	o=$tmp/use-isa-$1$2.o
 	# shellcheck disable=SC2086
 	if ! out=$("$1" -x c -std=gnu11 $flags "$2" -c "$tmp/use.c" -o "$o" 2>&1); then
 		echo "FAIL: $1 $2: <kflush.h> does not compile:"
@@ -178,14 +159,13 @@ nosse() {
 	fi
 	[ "$have_objdump" -eq 1 ] || return
 	dis=$("$objdump" -d --no-show-raw-insn "$o")
-	if ! printf '%s\n' "$dis" | grep -q 'movnti[[:space:]]' ||
-	   printf '%s\n' "$dis" | grep -q 'movntdq'; then
-		echo "FAIL: $1 $2: not movnti alone:"
+	if ! printf '%s\n' "$dis" | grep -Eq "$3" || printf '%s\n' "$dis" | grep -Eq "$4"; then
+		echo "FAIL: $1 $2: not $5:"
 		printf '%s\n' "$dis" | grep -E 'movnt' | sed 's/^/  /'
 		fail=1
 		return
 	fi
-	echo "ok: $1 $2: movnti only"
+	echo "ok: $1 $2: $5"
 }
 
 for family in gcc clang; do
@@ -204,8 +184,9 @@ for family in gcc clang; do
 			build "$cc" c "$std" -D_POSIX_C_SOURCE=200809L
 		done
 		build "$cc" c gnu11
-		avx "$cc"
-		if [ "$family" = gcc ]; then nosse "$cc" -mgeneral-regs-only; else nosse "$cc" -mno-sse2; fi
+		isa "$cc" -mavx2 'vmovntdq[[:space:]]' '[[:space:]]movntdq[[:space:]]' "vmovntdq only"
+		if [ "$family" = gcc ]; then nosse=-mgeneral-regs-only; else nosse=-mno-sse2; fi
+		isa "$cc" "$nosse" '[[:space:]]movnti[[:space:]]' 'movntdq' "movnti only"
 		# glibc defines SA_SIGINFO for POSIX.1-1990 and X/Open without a
 		# version, but siginfo_t only from POSIX.1b and XPG5 on.
 		for m in -D_POSIX_C_SOURCE=1 -D_XOPEN_SOURCE -D_POSIX_SOURCE; do
