@@ -3,7 +3,7 @@
  * kflush_memcpy() variants: algorithm from arch/x86/lib/memcpy_64.S and
  * seed 000, implementation ours.
  *
- * All three share the SysV memcpy contract:
+ * All four share the SysV memcpy contract:
  *   Input:  rdi = dst, rsi = src, rdx = n (no overlap)
  *   Output: rax = dst
  *   Clobbers rcx, rdx, rsi, rdi, r8-r11 and the flags; no stack use.
@@ -13,6 +13,40 @@
  * reload the count that rep movsb needs (seed 000).
  */
 #include "x86_64/asm.h"
+
+/*
+ * memcpy_orig's forward pass: 32 bytes per pass in four qword registers,
+ * then the shared tail. Each entry has its own copy and falls into it:
+ * jumping from the tuned and ERMS entries into one shared copy cost them
+ * 3-11 % against memcpy_orig at 32-96 B hot on a Zen 3 (libkflush(7)).
+ *
+ * "False dependence": a load whose address matches an earlier,
+ * still-pending store in the low 12 bits is held back as if it aliased
+ * it. Going forward, that happens when the source runs just behind the
+ * destination in the page; the kernel's cheap proxy is a signed compare
+ * of the low address bytes, and when the source's is lower it copies
+ * from the end down instead (one shared backward pass: a taken jump
+ * either way).
+ */
+.macro FORWARD_PASS
+	cmpb	%dil, %sil
+	jl	.Lbackward
+	subq	$32, %rcx		/* borrow below means: fewer than 32 left */
+1:	movq	0(%rsi), %r8
+	movq	8(%rsi), %r9
+	movq	16(%rsi), %r10
+	movq	24(%rsi), %r11
+	leaq	32(%rsi), %rsi
+	movq	%r8, 0(%rdi)
+	movq	%r9, 8(%rdi)
+	movq	%r10, 16(%rdi)
+	movq	%r11, 24(%rdi)
+	leaq	32(%rdi), %rdi
+	subq	$32, %rcx
+	jae	1b
+	addl	$32, %ecx		/* 0..31 left; also clears rcx[63:32] */
+	jmp	.Ltail
+.endm
 
 /* FSRM: rep movsb is fast from the first byte, so it is the whole routine. */
 ENTRY(memcpy_fsrm)
@@ -26,10 +60,9 @@ END(memcpy_fsrm)
  * The kernel's choice made per CPU, from kflush_memcpy_tuning (a per-CPU
  * rule sets it, strings.c): rep movsb from movsb_min bytes, memcpy_orig
  * below, and below too when avoid_near is set and (dst - src) mod 64 is
- * 1..31, where that CPU's rep movsb crawls. Like the ERMS entry it runs
- * memcpy_orig's own body, with no call or jump into another routine: a
- * copy under 32 B costs one compare more than memcpy_orig and no load.
- * (Under 32 B it never uses rep movsb, whatever movsb_min says.)
+ * 1..31, where that CPU's rep movsb crawls. Below movsb_min it costs one
+ * compare and one untaken branch more than memcpy_orig; under 32 B one
+ * compare (it never uses rep movsb there, whatever movsb_min says).
  */
 ENTRY(memcpy_tuned)
 	movq	%rdi, %rax
@@ -37,16 +70,19 @@ ENTRY(memcpy_tuned)
 	cmpq	$32, %rdx
 	jb	.Ltail
 	cmpq	kflush_memcpy_tuning(%rip), %rdx	/* .movsb_min */
-	jb	.Lscalar
+	jae	.Ltuned_long
+.Ltuned_scalar:
+	FORWARD_PASS
+.Ltuned_long:
 	cmpl	$0, kflush_memcpy_tuning+8(%rip)	/* .avoid_near */
-	je	.Lmovsb
+	je	.Ltuned_movsb
 	movl	%edi, %edx
 	subl	%esi, %edx
 	andl	$63, %edx
 	subl	$1, %edx		/* 1..31 -> 0..30; 0 -> 0xffffffff */
 	cmpl	$31, %edx
-	jb	.Lscalar
-.Lmovsb:
+	jb	.Ltuned_scalar
+.Ltuned_movsb:
 	rep movsb
 	ret
 END(memcpy_tuned)
@@ -63,48 +99,20 @@ ENTRY(memcpy_erms)
 	cmpq	$32, %rdx
 	jb	.Ltail
 	shrq	$11, %rdx		/* zero iff n < 2048; rcx keeps n */
-	jz	.Lscalar
+	jnz	.Lerms_movsb
+	FORWARD_PASS
+.Lerms_movsb:
 	rep movsb
 	ret
 END(memcpy_erms)
 
-/*
- * The kernel's memcpy_orig: 32 bytes per pass in four qword registers,
- * then an overlapping tail for the last 0..31 bytes.
- */
+/* The kernel's memcpy_orig; its backward pass and tail serve all entries. */
 ENTRY(memcpy_orig)
 	movq	%rdi, %rax
 	movq	%rdx, %rcx
 	cmpq	$32, %rcx
 	jb	.Ltail
-.Lscalar:
-	/*
-	 * "False dependence": a load whose address matches an earlier,
-	 * still-pending store in the low 12 bits is held back as if it
-	 * aliased it. Going forward, that happens when the source runs just
-	 * behind the destination in the page; the kernel's cheap proxy is a
-	 * signed compare of the low address bytes, and when the source's is
-	 * lower it copies from the end down instead.
-	 */
-	cmpb	%dil, %sil
-	jl	.Lbackward
-
-	subq	$32, %rcx		/* borrow below means: fewer than 32 left */
-.Lforward_loop:
-	movq	0(%rsi), %r8
-	movq	8(%rsi), %r9
-	movq	16(%rsi), %r10
-	movq	24(%rsi), %r11
-	leaq	32(%rsi), %rsi
-	movq	%r8, 0(%rdi)
-	movq	%r9, 8(%rdi)
-	movq	%r10, 16(%rdi)
-	movq	%r11, 24(%rdi)
-	leaq	32(%rdi), %rdi
-	subq	$32, %rcx
-	jae	.Lforward_loop
-	addl	$32, %ecx		/* 0..31 left; also clears rcx[63:32] */
-	jmp	.Ltail
+	FORWARD_PASS
 
 .Lbackward:
 	addq	%rcx, %rsi
