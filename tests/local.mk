@@ -251,6 +251,14 @@ tests_test_memcpy_tuned_SOURCES = tests/test_memcpy_tuned.c tests/doc_rules.c te
 tests_test_memcpy_tuned_CFLAGS = $(TEST_TRACE_CFLAGS)
 tests_test_memcpy_tuned_LDADD = $(TEST_TRACE_LIBS)
 
+# The stores a vector flush-copy variant runs for a struct page (issue 10):
+# the measured shapes of lib/x86_64/flushcache.h, seen by the tracer.
+check_PROGRAMS += tests/test_flushcache_stores
+TESTS += tests/test_flushcache_stores
+tests_test_flushcache_stores_SOURCES = tests/test_flushcache_stores.c $(TEST_TRACE)
+tests_test_flushcache_stores_CFLAGS = $(TEST_TRACE_CFLAGS)
+tests_test_flushcache_stores_LDADD = $(TEST_TRACE_LIBS)
+
 # pmemtest's roofs (every NT store strategy this CPU has, the best taken,
 # roof errors) and the bound-vs-fastest report, read back with jq; the
 # roof error is forced through PMEMTEST_TEST_ROOF_SCALE, never by timing.

@@ -28,7 +28,7 @@ static inline __attribute__((always_inline)) void avx512_block(char *d, const ch
 		_mm512_stream_si512((void *)(d + i * LINE), v[i]);
 }
 
-FLUSHCACHE_VARIANT(memcpy_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_line)
+FLUSHCACHE_VARIANT(memcpy_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_line, vec_copy_small)
 
 void memmove_flushcache_avx512(void *dst, const void *src, size_t n)
 {
