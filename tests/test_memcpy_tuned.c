@@ -49,7 +49,7 @@ static void setup(void)
 	cr_assert_geq(idx, 0, "no tuned variant");
 	tuned = (kflush_memcpy_fn)kflush_variant_fn(KFLUSH_OP_MEMCPY, (unsigned int)idx);
 	if (!tuned)
-		cr_skip_test("tuned needs erms, which this CPU (after KFLUSH_HWCAPS) lacks");
+		cr_skip_test("tuned needs erms and sse2, which this CPU (after KFLUSH_HWCAPS) lacks");
 	/* Shared, and mapped before the fork, so the child copies into it. */
 	arena = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	cr_assert_neq(arena, MAP_FAILED);
