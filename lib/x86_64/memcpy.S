@@ -6,7 +6,8 @@
  * All four share the SysV memcpy contract:
  *   Input:  rdi = dst, rsi = src, rdx = n (no overlap)
  *   Output: rax = dst
- *   Clobbers rcx, rdx, rsi, rdi, r8-r11 and the flags; no stack use.
+ *   Clobbers rcx, rdx, rsi, rdi, r8-r11 and the flags (tuned also
+ *   xmm0-xmm15); no stack use.
  *
  * Inside the scalar routine rcx carries the count and rdx is scratch, so
  * the ERMS entry can test n >= 2048 by shifting rdx without having to
