@@ -64,7 +64,8 @@ END(memcpy_fsrm)
  * CPU's rep movsb crawls), a copy without it. Under 32 B that is
  * memcpy_orig's tail; from 32 to 256 B, 16-byte SSE2 loads and stores
  * from both ends, all loads first, as glibc does (user space may use
- * vector registers, the kernel's memcpy may not); longer, memcpy_orig's
+ * vector registers, the kernel's memcpy may not); then a 16-byte loop up
+ * to movsb_min; at a near distance from movsb_min on, memcpy_orig's
  * forward or backward pass. A 64-byte hot copy took memcpy_orig twice
  * as long as glibc's memcpy on a Zen 3 (libkflush(7)).
  * Clobbers xmm0-xmm15 as well: all caller-saved.
@@ -127,7 +128,7 @@ ENTRY(memcpy_tuned)
 
 .Ltuned_over128:
 	cmpq	$256, %rdx
-	ja	.Ltuned_scalar
+	ja	.Ltuned_over256
 	/* 129..256: eight from each end, all sixteen registers. */
 	movdqu	(%rsi), %xmm0
 	movdqu	16(%rsi), %xmm1
@@ -163,6 +164,38 @@ ENTRY(memcpy_tuned)
 	movdqu	%xmm15, -16(%rdi, %rdx)
 	ret
 
+	/*
+	 * 257 B up to movsb_min: 64 bytes per pass, the last 64 loaded
+	 * first and stored last (the passes may end short of them).
+	 */
+.Ltuned_over256:
+	cmpq	kflush_memcpy_tuning(%rip), %rdx	/* .movsb_min */
+	jae	.Ltuned_scalar		/* a long copy at a near distance */
+	movdqu	-64(%rsi, %rdx), %xmm8
+	movdqu	-48(%rsi, %rdx), %xmm9
+	movdqu	-32(%rsi, %rdx), %xmm10
+	movdqu	-16(%rsi, %rdx), %xmm11
+	leaq	-64(%rdi, %rdx), %r8
+	subq	$64, %rdx		/* > 192 */
+1:	movdqu	(%rsi), %xmm0
+	movdqu	16(%rsi), %xmm1
+	movdqu	32(%rsi), %xmm2
+	movdqu	48(%rsi), %xmm3
+	movdqu	%xmm0, (%rdi)
+	movdqu	%xmm1, 16(%rdi)
+	movdqu	%xmm2, 32(%rdi)
+	movdqu	%xmm3, 48(%rdi)
+	addq	$64, %rsi
+	addq	$64, %rdi
+	subq	$64, %rdx
+	ja	1b
+	movdqu	%xmm8, (%r8)
+	movdqu	%xmm9, 16(%r8)
+	movdqu	%xmm10, 32(%r8)
+	movdqu	%xmm11, 48(%r8)
+	ret
+
+	/* Near distances from movsb_min on: memcpy_orig's passes. */
 .Ltuned_scalar:
 	FORWARD_PASS
 END(memcpy_tuned)
