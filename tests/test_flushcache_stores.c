@@ -19,7 +19,6 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "kflush.h"
 #include "trace/tracer.h"
@@ -56,10 +55,7 @@ static void setup(void)
 	char why[160] = "";
 	int r;
 
-	/* Shared, and mapped before the fork, so the child copies into it. */
-	arena = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	cr_assert_neq(arena, MAP_FAILED);
-	r = tt_start(&tracer, why, sizeof(why));
+	r = tt_start_arena(&tracer, &arena, ARENA, why, sizeof(why));
 	if (r == 1)
 		cr_skip_test("tracer: %s; the stores were not observed", why);
 	cr_assert_eq(r, 0, "tracer: %s", why);
@@ -67,8 +63,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	tt_stop(&tracer);
-	munmap(arena, ARENA);
+	tt_stop_arena(&tracer, arena, ARENA);
 }
 
 /* One traced call into the page-aligned arena; checks the bytes. */

@@ -14,7 +14,6 @@
  */
 #include <criterion/criterion.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "doc_rules.h"
 #include "trace/tracer.h"
@@ -50,10 +49,7 @@ static void setup(void)
 	tuned = (kflush_memcpy_fn)kflush_variant_fn(KFLUSH_OP_MEMCPY, (unsigned int)idx);
 	if (!tuned)
 		cr_skip_test("tuned needs erms and sse2, which this CPU (after KFLUSH_HWCAPS) lacks");
-	/* Shared, and mapped before the fork, so the child copies into it. */
-	arena = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	cr_assert_neq(arena, MAP_FAILED);
-	r = tt_start(&tracer, why, sizeof(why));
+	r = tt_start_arena(&tracer, &arena, ARENA, why, sizeof(why));
 	if (r == 1)
 		cr_skip_test("tracer: %s; the path of tuned was not observed", why);
 	cr_assert_eq(r, 0, "tracer: %s", why);
@@ -61,8 +57,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	tt_stop(&tracer);
-	munmap(arena, ARENA);
+	tt_stop_arena(&tracer, arena, ARENA);
 }
 
 static void fill(unsigned char *p, size_t n, unsigned int seed)

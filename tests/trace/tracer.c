@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -256,4 +257,29 @@ int tt_call(struct tt_tracer *t, const void *fn, uint64_t a0, uint64_t a1, uint6
 		sink(ctx, in, &e);
 		cur.r = after;
 	}
+}
+
+int tt_start_arena(struct tt_tracer *t, unsigned char **arena, size_t len, char *why,
+		   size_t whylen)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int r;
+
+	if (p == MAP_FAILED) {
+		snprintf(why, whylen, "mmap %zu bytes: %s", len, strerror(errno));
+		return -1;
+	}
+	r = tt_start(t, why, whylen);
+	if (r) {
+		munmap(p, len);
+		return r;
+	}
+	*arena = p;
+	return 0;
+}
+
+void tt_stop_arena(struct tt_tracer *t, unsigned char *arena, size_t len)
+{
+	tt_stop(t);
+	munmap(arena, len);
 }

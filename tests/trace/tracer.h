@@ -48,4 +48,14 @@ void tt_stack(const struct tt_tracer *t, uint64_t *lo, uint64_t *hi);
 
 void tt_stop(struct tt_tracer *t);
 
+/*
+ * The usual start of a traced test: map len bytes MAP_SHARED before the
+ * fork (so the child's stores land where the parent reads them), then
+ * tt_start(). Returns as tt_start(); on 0 *arena is the mapping, otherwise
+ * nothing stays mapped. tt_stop_arena() undoes both.
+ */
+int tt_start_arena(struct tt_tracer *t, unsigned char **arena, size_t len, char *why,
+		   size_t whylen);
+void tt_stop_arena(struct tt_tracer *t, unsigned char *arena, size_t len);
+
 #endif /* KFLUSH_TRACE_TRACER_H */
