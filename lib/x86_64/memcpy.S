@@ -49,6 +49,34 @@
 	jmp	.Ltail
 .endm
 
+/*
+ * 16-byte loads or stores (movdqu) of consecutive pieces: the listed xmm
+ * registers, one per 16 bytes from disp(base, index) up.
+ */
+.macro LOAD16 disp, base, index, regs:vararg
+	.set .Ld, \disp
+	.irp r, \regs
+	.ifb \index
+	movdqu	.Ld(\base), %xmm\r
+	.else
+	movdqu	.Ld(\base, \index), %xmm\r
+	.endif
+	.set .Ld, .Ld + 16
+	.endr
+.endm
+
+.macro STORE16 disp, base, index, regs:vararg
+	.set .Ld, \disp
+	.irp r, \regs
+	.ifb \index
+	movdqu	%xmm\r, .Ld(\base)
+	.else
+	movdqu	%xmm\r, .Ld(\base, \index)
+	.endif
+	.set .Ld, .Ld + 16
+	.endr
+.endm
+
 /* FSRM: rep movsb is fast from the first byte, so it is the whole routine. */
 ENTRY(memcpy_fsrm)
 	movq	%rdi, %rax
@@ -81,14 +109,10 @@ ENTRY(memcpy_tuned)
 	cmpq	$64, %rdx
 	ja	.Ltuned_over64
 	/* 32..64: two 16-byte pieces from each end. */
-	movdqu	(%rsi), %xmm0
-	movdqu	16(%rsi), %xmm1
-	movdqu	-32(%rsi, %rdx), %xmm2
-	movdqu	-16(%rsi, %rdx), %xmm3
-	movdqu	%xmm0, (%rdi)
-	movdqu	%xmm1, 16(%rdi)
-	movdqu	%xmm2, -32(%rdi, %rdx)
-	movdqu	%xmm3, -16(%rdi, %rdx)
+	LOAD16	0, %rsi, , 0, 1
+	LOAD16	-32, %rsi, %rdx, 2, 3
+	STORE16	0, %rdi, , 0, 1
+	STORE16	-32, %rdi, %rdx, 2, 3
 	ret
 
 .Ltuned_long:
@@ -108,60 +132,20 @@ ENTRY(memcpy_tuned)
 	cmpq	$128, %rdx
 	ja	.Ltuned_over128
 	/* 65..128: four from each end. */
-	movdqu	(%rsi), %xmm0
-	movdqu	16(%rsi), %xmm1
-	movdqu	32(%rsi), %xmm2
-	movdqu	48(%rsi), %xmm3
-	movdqu	-64(%rsi, %rdx), %xmm4
-	movdqu	-48(%rsi, %rdx), %xmm5
-	movdqu	-32(%rsi, %rdx), %xmm6
-	movdqu	-16(%rsi, %rdx), %xmm7
-	movdqu	%xmm0, (%rdi)
-	movdqu	%xmm1, 16(%rdi)
-	movdqu	%xmm2, 32(%rdi)
-	movdqu	%xmm3, 48(%rdi)
-	movdqu	%xmm4, -64(%rdi, %rdx)
-	movdqu	%xmm5, -48(%rdi, %rdx)
-	movdqu	%xmm6, -32(%rdi, %rdx)
-	movdqu	%xmm7, -16(%rdi, %rdx)
+	LOAD16	0, %rsi, , 0, 1, 2, 3
+	LOAD16	-64, %rsi, %rdx, 4, 5, 6, 7
+	STORE16	0, %rdi, , 0, 1, 2, 3
+	STORE16	-64, %rdi, %rdx, 4, 5, 6, 7
 	ret
 
 .Ltuned_over128:
 	cmpq	$256, %rdx
 	ja	.Ltuned_over256
 	/* 129..256: eight from each end, all sixteen registers. */
-	movdqu	(%rsi), %xmm0
-	movdqu	16(%rsi), %xmm1
-	movdqu	32(%rsi), %xmm2
-	movdqu	48(%rsi), %xmm3
-	movdqu	64(%rsi), %xmm4
-	movdqu	80(%rsi), %xmm5
-	movdqu	96(%rsi), %xmm6
-	movdqu	112(%rsi), %xmm7
-	movdqu	-128(%rsi, %rdx), %xmm8
-	movdqu	-112(%rsi, %rdx), %xmm9
-	movdqu	-96(%rsi, %rdx), %xmm10
-	movdqu	-80(%rsi, %rdx), %xmm11
-	movdqu	-64(%rsi, %rdx), %xmm12
-	movdqu	-48(%rsi, %rdx), %xmm13
-	movdqu	-32(%rsi, %rdx), %xmm14
-	movdqu	-16(%rsi, %rdx), %xmm15
-	movdqu	%xmm0, (%rdi)
-	movdqu	%xmm1, 16(%rdi)
-	movdqu	%xmm2, 32(%rdi)
-	movdqu	%xmm3, 48(%rdi)
-	movdqu	%xmm4, 64(%rdi)
-	movdqu	%xmm5, 80(%rdi)
-	movdqu	%xmm6, 96(%rdi)
-	movdqu	%xmm7, 112(%rdi)
-	movdqu	%xmm8, -128(%rdi, %rdx)
-	movdqu	%xmm9, -112(%rdi, %rdx)
-	movdqu	%xmm10, -96(%rdi, %rdx)
-	movdqu	%xmm11, -80(%rdi, %rdx)
-	movdqu	%xmm12, -64(%rdi, %rdx)
-	movdqu	%xmm13, -48(%rdi, %rdx)
-	movdqu	%xmm14, -32(%rdi, %rdx)
-	movdqu	%xmm15, -16(%rdi, %rdx)
+	LOAD16	0, %rsi, , 0, 1, 2, 3, 4, 5, 6, 7
+	LOAD16	-128, %rsi, %rdx, 8, 9, 10, 11, 12, 13, 14, 15
+	STORE16	0, %rdi, , 0, 1, 2, 3, 4, 5, 6, 7
+	STORE16	-128, %rdi, %rdx, 8, 9, 10, 11, 12, 13, 14, 15
 	ret
 
 	/*
@@ -171,28 +155,16 @@ ENTRY(memcpy_tuned)
 .Ltuned_over256:
 	cmpq	kflush_memcpy_tuning(%rip), %rdx	/* .movsb_min */
 	jae	.Ltuned_scalar		/* a long copy at a near distance */
-	movdqu	-64(%rsi, %rdx), %xmm8
-	movdqu	-48(%rsi, %rdx), %xmm9
-	movdqu	-32(%rsi, %rdx), %xmm10
-	movdqu	-16(%rsi, %rdx), %xmm11
+	LOAD16	-64, %rsi, %rdx, 8, 9, 10, 11
 	leaq	-64(%rdi, %rdx), %r8
 	subq	$64, %rdx		/* > 192 */
-1:	movdqu	(%rsi), %xmm0
-	movdqu	16(%rsi), %xmm1
-	movdqu	32(%rsi), %xmm2
-	movdqu	48(%rsi), %xmm3
-	movdqu	%xmm0, (%rdi)
-	movdqu	%xmm1, 16(%rdi)
-	movdqu	%xmm2, 32(%rdi)
-	movdqu	%xmm3, 48(%rdi)
+1:	LOAD16	0, %rsi, , 0, 1, 2, 3
+	STORE16	0, %rdi, , 0, 1, 2, 3
 	addq	$64, %rsi
 	addq	$64, %rdi
 	subq	$64, %rdx
 	ja	1b
-	movdqu	%xmm8, (%r8)
-	movdqu	%xmm9, 16(%r8)
-	movdqu	%xmm10, 32(%r8)
-	movdqu	%xmm11, 48(%r8)
+	STORE16	0, %r8, , 8, 9, 10, 11
 	ret
 
 	/* Near distances from movsb_min on: memcpy_orig's passes. */
