@@ -16,9 +16,10 @@ TEST_TRACE_CFLAGS = $(TEST_CFLAGS) $(CAPSTONE_CFLAGS)
 TEST_TRACE_LIBS = $(TEST_LIBS) $(CAPSTONE_LIBS)
 
 check_PROGRAMS += tests/test_flushcache tests/test_flush tests/test_inline \
-	tests/test_persistence tests/test_trace tests/test_dispatch tests/inline_probe
+	tests/test_persistence tests/test_trace tests/test_dispatch tests/test_cpu_rules \
+	tests/inline_probe
 TESTS += tests/test_flushcache tests/test_flush tests/test_inline tests/test_trace \
-	tests/test_persistence tests/test_dispatch \
+	tests/test_persistence tests/test_dispatch tests/test_cpu_rules \
 	tests/inline-nocall.sh tests/masked-noavx.sh tests/masked-noclwb.sh \
 	tests/masked-clflush.sh
 EXTRA_DIST += tests/inline-nocall.sh tests/run-masked.sh tests/masked-noavx.sh \
@@ -49,6 +50,11 @@ tests_test_dispatch_SOURCES = tests/test_dispatch.c tests/doc_rules.c tests/doc_
 	lib/x86_64/cpu_vendor.c lib/x86_64/cpu_rules.c
 tests_test_dispatch_CFLAGS = $(TEST_CFLAGS)
 tests_test_dispatch_LDADD = $(TEST_LIBS) -ldl
+
+tests_test_cpu_rules_SOURCES = tests/test_cpu_rules.c tests/doc_rules.c tests/doc_rules.h \
+	lib/x86_64/cpu_vendor.c lib/x86_64/cpu_rules.c
+tests_test_cpu_rules_CFLAGS = $(TEST_CFLAGS)
+tests_test_cpu_rules_LDADD = $(TEST_LIBS)
 
 # Disassembled by inline-nocall.sh: optimised as configured but without
 # sanitizer instrumentation, and linked in place (-no-install) so the file

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The per-CPU rules (lib/x86_64/cpu_rules.c, compiled into this program)
+ * against libkflush(7), DISPATCH, Per-CPU rules, as copied into
+ * doc_rules[] (tests/doc_rules.c): for synthetic vendor/family/model
+ * inputs the rule function must give exactly the documented variant, and
+ * for kflush_memcpy the documented rep movsb switch-over. That the library
+ * binds by them on this host is test_dispatch's part.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "internal.h"
+#include "doc_rules.h"
+
+/*
+ * The rule function against the documented rules, on synthetic CPUs:
+ * every documented rule at both ends of its model range, and the
+ * neighbours just outside it, other families and other vendors.
+ */
+static void check_rule(const char *vendor, unsigned int family, unsigned int model)
+{
+	for (int op = 0; op < KFLUSH_NR_OPS; op++) {
+		const struct doc_rule *want = doc_rule_for(vendor, family, model, (enum kflush_op)op);
+		struct kflush_memcpy_tuning t = { 12345, 7 };
+		const char *got = kflush_cpu_rule(vendor, signature(family, model),
+						  (enum kflush_op)op, &t);
+
+		if (!want) {
+			cr_expect_null(got, "%s family %#x model %#x %s: rule %s, documented none",
+				       vendor, family, model, kflush_op_name((enum kflush_op)op), got);
+			continue;
+		}
+		cr_expect(got && strcmp(got, want->variant) == 0,
+			  "%s family %#x model %#x %s: rule %s, documented %s", vendor, family,
+			  model, kflush_op_name((enum kflush_op)op), got ? got : "none", want->variant);
+		if (op == KFLUSH_OP_MEMCPY)
+			cr_expect(t.movsb_min == want->movsb_min && t.avoid_near == want->avoid_near,
+				  "%s family %#x model %#x: rep movsb from %zu avoid_near %d, "
+				  "documented %zu %d", vendor, family, model, t.movsb_min,
+				  t.avoid_near, want->movsb_min, want->avoid_near);
+	}
+}
+
+Test(dispatch, cpu_rules)
+{
+	static const char *const vendors[] = {
+		"AuthenticAMD", "GenuineIntel", "HygonGenuine", "CentaurHauls",
+	};
+
+	for (size_t i = 0; i < nr_doc_rules; i++) {
+		const struct doc_rule *r = &doc_rules[i];
+		const unsigned int models[] = { r->model_min, r->model_max,
+						r->model_min - 1, r->model_max + 1 };
+
+		for (size_t v = 0; v < sizeof(vendors) / sizeof(vendors[0]); v++)
+			for (size_t m = 0; m < 4; m++) {
+				if (models[m] > 0xff)
+					continue;
+				check_rule(vendors[v], r->family, models[m]);
+				check_rule(vendors[v], r->family + 1, models[m]);
+				check_rule(vendors[v], r->family - 1, models[m]);
+			}
+	}
+	/* The CPUs of this project's machines, by name. */
+	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
+					 KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "avx2", "Zen 5");
+	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
+					 KFLUSH_OP_MEMMOVE_FLUSHCACHE, NULL), "avx2", "Zen 5 flush-move");
+	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
+				       KFLUSH_OP_MEMSET_FLUSHCACHE, NULL), "Zen 5: no flush-memset rule");
+	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x19, 0x01),
+				       KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "Zen 3: no flush-copy rule");
+	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0x8f),
+				       KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "Sapphire Rapids");
+	cr_expect_null(kflush_cpu_rule("HygonGenuine", signature(0x18, 0x01), KFLUSH_OP_MEMCPY,
+				       NULL), "Hygon: no rule");
+}
