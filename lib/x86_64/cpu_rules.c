@@ -6,7 +6,7 @@
  * libkflush(7), DISPATCH, "Per-CPU rules" gives the numbers behind each
  * entry. A rule only reorders: its variant is bound when the CPU, after
  * KFLUSH_HWCAPS, can run it; otherwise the precedence applies, so masking
- * still overrides. Pure (no CPUID here), so tests/test_dispatch.c can
+ * still overrides. Pure (no CPUID here), so tests/test_cpu_rules.c can
  * compile it in and feed it synthetic CPUs.
  */
 #include "internal.h"
