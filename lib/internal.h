@@ -128,6 +128,19 @@ extern char kflush_cpu_vendor[13];
 extern uint32_t kflush_cpu_eax1;
 
 void kflush_cpu_detect(void);
+
+/*
+ * The CPUID words the library decodes, 0 where the leaf (or, for xcr0,
+ * XGETBV) is not available: leaf 1, leaf 7 subleaves 0 and 1, 0x80000008.
+ */
+struct kflush_cpuid {
+	uint32_t l1_ebx, l1_ecx, l1_edx;
+	uint32_t l7_ebx, l7_ecx, l7_edx;
+	uint32_t l7_1_eax;
+	uint32_t e8_ebx;
+	uint64_t xcr0;
+};
+uint64_t kflush_cpuid_features(const struct kflush_cpuid *c);
 void kflush_cpu_report(void);
 uint64_t kflush_cpu_vendor_features(const char *vendor, uint32_t eax1, uint64_t cpuid_features);
 unsigned int kflush_cpu_family(uint32_t eax1);

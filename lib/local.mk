@@ -6,6 +6,7 @@ KFLUSH_SOURCES = \
 	lib/registry.c \
 	lib/version.c \
 	lib/x86_64/cpu.c \
+	lib/x86_64/cpuid_decode.c \
 	lib/x86_64/cpu_vendor.c \
 	lib/x86_64/cpu_rules.c \
 	lib/x86_64/flush.h \

@@ -131,7 +131,7 @@ EXTRA_DIST += tests/test_pmemtest_force.sh
 # the host's features are compared with /proc/cpuinfo.
 check_PROGRAMS += tests/test_cpu
 TESTS += tests/test_cpu
-tests_test_cpu_SOURCES = tests/test_cpu.c lib/x86_64/cpu_vendor.c
+tests_test_cpu_SOURCES = tests/test_cpu.c lib/x86_64/cpu_vendor.c lib/x86_64/cpuid_decode.c
 tests_test_cpu_CFLAGS = $(TEST_CFLAGS)
 tests_test_cpu_LDADD = $(TEST_LIBS)
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * CPU features as the kernel derives them (lib/x86_64/cpu.c and
- * cpu_vendor.c). The vendor/family/model rule is compiled into this
- * program and fed synthetic CPUID values from tables taken from the
- * kernel's arch/x86/kernel/cpu/ sources. Then, on this host, the library's
+ * CPU features as the kernel derives them (lib/x86_64/cpu.c,
+ * cpuid_decode.c and cpu_vendor.c). The CPUID decoder and the
+ * vendor/family/model rule are compiled into this program: the decoder is
+ * held to the manuals' bit positions on synthetic leaves, the rule is fed
+ * synthetic CPUID values from tables taken from the kernel's
+ * arch/x86/kernel/cpu/ sources. Then, on this host, the library's
  * kflush_cpu_features_raw() must agree with what the running kernel says
  * in /proc/cpuinfo, and the derived bits with the rule applied to the
  * host's own CPUID.
@@ -254,4 +256,107 @@ Test(cpu, agrees_with_proc_cpuinfo)
 				    listed_only[i].name);
 	}
 	free(flags);
+}
+
+/*
+ * The CPUID decoder (lib/x86_64/cpuid_decode.c, compiled in) on synthetic
+ * leaves: each feature's bit as the Intel SDM (vol. 2A, CPUID) and AMD's
+ * APM (vol. 3, appendix E) give it, set alone and cleared alone from
+ * all-ones words. The comparison with /proc/cpuinfo above cannot tell two
+ * bits apart on a host that has both.
+ */
+enum word { L1_EDX, L7_EBX, L7_ECX, L7_EDX, L7_1_EAX, E8_EBX };
+
+static const struct cpuid_bit {
+	const char *name;
+	enum word word;
+	unsigned int bit;
+	uint64_t feature;
+} cpuid_bits[] = {
+	{ "sse2", L1_EDX, 26, KFLUSH_CPU_SSE2 },
+	{ "clflush", L1_EDX, 19, KFLUSH_CPU_CLFLUSH },
+	{ "erms", L7_EBX, 9, KFLUSH_CPU_ERMS },
+	{ "avx2", L7_EBX, 5, KFLUSH_CPU_AVX2 },
+	{ "avx512f", L7_EBX, 16, KFLUSH_CPU_AVX512F },
+	{ "clflushopt", L7_EBX, 23, KFLUSH_CPU_CLFLUSHOPT },
+	{ "clwb", L7_EBX, 24, KFLUSH_CPU_CLWB },
+	{ "movdiri", L7_ECX, 27, KFLUSH_CPU_MOVDIRI },
+	{ "movdir64b", L7_ECX, 28, KFLUSH_CPU_MOVDIR64B },
+	{ "fsrm", L7_EDX, 4, KFLUSH_CPU_FSRM },
+	{ "fzrm", L7_1_EAX, 10, KFLUSH_CPU_FZRM },
+	{ "fsrs", L7_1_EAX, 11, KFLUSH_CPU_FSRS },
+	{ "clzero", E8_EBX, 0, KFLUSH_CPU_CLZERO },
+};
+
+#define NR_CPUID_BITS (sizeof(cpuid_bits) / sizeof(cpuid_bits[0]))
+/* XCR0: x87 | SSE | AVX | opmask | ZMM_Hi256 | Hi16_ZMM (SDM vol. 1, 13.3). */
+#define XCR0_ALL 0xe7ULL
+
+static uint32_t *word_of(struct kflush_cpuid *c, enum word w)
+{
+	switch (w) {
+	case L1_EDX: return &c->l1_edx;
+	case L7_EBX: return &c->l7_ebx;
+	case L7_ECX: return &c->l7_ecx;
+	case L7_EDX: return &c->l7_edx;
+	case L7_1_EAX: return &c->l7_1_eax;
+	case E8_EBX: return &c->e8_ebx;
+	}
+	return NULL;
+}
+
+static uint64_t all_features(void)
+{
+	uint64_t all = 0;
+
+	for (size_t i = 0; i < NR_CPUID_BITS; i++)
+		all |= cpuid_bits[i].feature;
+	return all;
+}
+
+Test(cpu, cpuid_bit_positions)
+{
+	const uint64_t all = all_features();
+
+	for (size_t i = 0; i < NR_CPUID_BITS; i++) {
+		const struct cpuid_bit *b = &cpuid_bits[i];
+		struct kflush_cpuid one = { .xcr0 = XCR0_ALL }, but = {
+			0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+			0xffffffff, 0xffffffff, 0xffffffff, XCR0_ALL,
+		};
+		uint64_t got;
+
+		*word_of(&one, b->word) |= 1U << b->bit;
+		*word_of(&but, b->word) &= ~(1U << b->bit);
+		got = kflush_cpuid_features(&one);
+		cr_expect_eq(got, b->feature, "%s alone (bit %u): decoded %#" PRIx64 ", want %#" PRIx64,
+			     b->name, b->bit, got, b->feature);
+		got = kflush_cpuid_features(&but);
+		cr_expect_eq(got, all & ~b->feature,
+			     "all but %s (bit %u): decoded %#" PRIx64 ", want %#" PRIx64, b->name,
+			     b->bit, got, all & ~b->feature);
+	}
+}
+
+/* AVX2 and AVX-512F count only with their register state enabled in XCR0. */
+Test(cpu, cpuid_vector_state)
+{
+	static const struct { uint64_t xcr0; uint64_t want; const char *what; } cases[] = {
+		{ 0, 0, "XCR0 unreadable" },
+		{ 0x03, 0, "x87|SSE" },
+		{ 0x05, 0, "x87|AVX without SSE" },
+		{ 0x07, KFLUSH_CPU_AVX2, "x87|SSE|AVX" },
+		{ 0x67, KFLUSH_CPU_AVX2, "no opmask" },
+		{ 0xa7, KFLUSH_CPU_AVX2, "no ZMM_Hi256" },
+		{ 0xc7, KFLUSH_CPU_AVX2, "no Hi16_ZMM" },
+		{ 0xe7, KFLUSH_CPU_AVX2 | KFLUSH_CPU_AVX512F, "all" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kflush_cpuid c = { .l7_ebx = (1U << 5) | (1U << 16), .xcr0 = cases[i].xcr0 };
+		uint64_t got = kflush_cpuid_features(&c);
+
+		cr_expect_eq(got, cases[i].want, "XCR0 %#" PRIx64 " (%s): decoded %#" PRIx64
+			     ", want %#" PRIx64, cases[i].xcr0, cases[i].what, got, cases[i].want);
+	}
 }

@@ -25,10 +25,6 @@ static const char *const feature_names[KFLUSH_CPU_NR_FEATURES] = {
 	"clzero",
 };
 
-#define XCR0_SSE	(1ULL << 1)
-#define XCR0_AVX	(1ULL << 2)
-#define XCR0_AVX512	(7ULL << 5)	/* opmask, ZMM0-15 upper, ZMM16-31 */
-
 static KFLUSH_EARLY uint64_t xgetbv0(void)
 {
 	uint32_t lo, hi;
@@ -40,8 +36,9 @@ static KFLUSH_EARLY uint64_t xgetbv0(void)
 static KFLUSH_EARLY uint64_t detect(void)
 {
 	unsigned int eax, ebx, ecx, edx, max, max_ext, eax1;
-	uint64_t f = 0, xcr0 = 0;
+	struct kflush_cpuid c;
 	char vendor[13];
+	uint64_t f;
 
 	if (!__get_cpuid(0, &max, &ebx, &ecx, &edx))
 		return 0;
@@ -53,53 +50,36 @@ static KFLUSH_EARLY uint64_t detect(void)
 	}
 	vendor[12] = '\0';
 
+	/* Field by field, for the same reason (no memset either). */
+	c.l7_ebx = c.l7_ecx = c.l7_edx = c.l7_1_eax = c.e8_ebx = 0;
+	c.xcr0 = 0;
 	__cpuid(1, eax, ebx, ecx, edx);
 	eax1 = eax;
-	if (edx & bit_SSE2)
-		f |= KFLUSH_CPU_SSE2;
-	if (edx & (1U << 19)) {
-		f |= KFLUSH_CPU_CLFLUSH;
-		if ((ebx >> 8) & 0xff)
-			kflush_clflush_size = ((ebx >> 8) & 0xff) * 8;
-	}
-	/* AVX state must be enabled by the OS, not only present in the CPU. */
+	c.l1_ebx = ebx;
+	c.l1_ecx = ecx;
+	c.l1_edx = edx;
+	if ((edx & (1U << 19)) && ((ebx >> 8) & 0xff))
+		kflush_clflush_size = ((ebx >> 8) & 0xff) * 8;
+	/* XGETBV exists only when the OS has set CR4.OSXSAVE. */
 	if ((ecx & bit_OSXSAVE) && (ecx & bit_AVX))
-		xcr0 = xgetbv0();
-
+		c.xcr0 = xgetbv0();
 	if (max >= 7) {
 		__cpuid_count(7, 0, eax, ebx, ecx, edx);
-		if (ebx & (1U << 9))
-			f |= KFLUSH_CPU_ERMS;
-		if ((ebx & bit_AVX2) && (xcr0 & (XCR0_SSE | XCR0_AVX)) == (XCR0_SSE | XCR0_AVX))
-			f |= KFLUSH_CPU_AVX2;
-		if ((ebx & bit_AVX512F) &&
-		    (xcr0 & (XCR0_SSE | XCR0_AVX | XCR0_AVX512)) == (XCR0_SSE | XCR0_AVX | XCR0_AVX512))
-			f |= KFLUSH_CPU_AVX512F;
-		if (ebx & bit_CLFLUSHOPT)
-			f |= KFLUSH_CPU_CLFLUSHOPT;
-		if (ebx & bit_CLWB)
-			f |= KFLUSH_CPU_CLWB;
-		if (ecx & (1U << 27))
-			f |= KFLUSH_CPU_MOVDIRI;
-		if (ecx & (1U << 28))
-			f |= KFLUSH_CPU_MOVDIR64B;
-		if (edx & (1U << 4))
-			f |= KFLUSH_CPU_FSRM;
+		c.l7_ebx = ebx;
+		c.l7_ecx = ecx;
+		c.l7_edx = edx;
 		if (eax >= 1) {
 			__cpuid_count(7, 1, eax, ebx, ecx, edx);
-			if (eax & (1U << 10))
-				f |= KFLUSH_CPU_FZRM;
-			if (eax & (1U << 11))
-				f |= KFLUSH_CPU_FSRS;
+			c.l7_1_eax = eax;
 		}
 	}
-
 	__cpuid(0x80000000, max_ext, ebx, ecx, edx);
 	if (max_ext >= 0x80000008) {
 		__cpuid(0x80000008, eax, ebx, ecx, edx);
-		if (ebx & 1U)
-			f |= KFLUSH_CPU_CLZERO;
+		c.e8_ebx = ebx;
 	}
+	f = kflush_cpuid_features(&c);
+
 	for (int i = 0; i < 13; i++)
 		kflush_cpu_vendor[i] = vendor[i];
 	kflush_cpu_eax1 = eax1;
