@@ -85,7 +85,7 @@ static const struct doc_op {
 	{ KFLUSH_OP_FLUSH, "flush", {
 		V("clwb", "clwb"), V("clflushopt", "clflushopt"), V("clflush", "") } },
 	{ KFLUSH_OP_MEMCPY, "memcpy", {
-		RULE_ONLY("tuned", "erms,sse2"), V("fsrm", "fsrm"), V("erms", "erms"),
+		RULE_ONLY("tuned", "erms,avx2"), V("fsrm", "fsrm"), V("erms", "erms"),
 		V("orig", "") } },
 	{ KFLUSH_OP_COPY_SAFE, "copy_safe", {
 		V("rep_movsb", "fsrm"), V("erms", "erms"),

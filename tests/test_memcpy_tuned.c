@@ -29,6 +29,9 @@ static kflush_memcpy_fn tuned;
 struct seen {
 	size_t movsb_bytes;	/* bytes moved by rep movsb */
 	size_t steps;
+	size_t last_ymm, last_vzeroupper;	/* step numbers, 0: none */
+	size_t legacy_sse;	/* xmm instructions without a VEX prefix */
+	char first_legacy[64];
 };
 
 static void sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
@@ -38,6 +41,12 @@ static void sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
 	s->steps++;
 	if (in->string && in->rep && in->width == 1 && strstr(in->text, "movsb"))
 		s->movsb_bytes += e->len;
+	if (strstr(in->text, "ymm"))
+		s->last_ymm = s->steps;
+	if (strncmp(in->text, "vzeroupper", 10) == 0)
+		s->last_vzeroupper = s->steps;
+	if (strstr(in->text, "xmm") && in->text[0] != 'v' && !s->legacy_sse++)
+		snprintf(s->first_legacy, sizeof(s->first_legacy), "%s", in->text);
 }
 
 static void setup(void)
@@ -48,7 +57,7 @@ static void setup(void)
 	cr_assert_geq(idx, 0, "no tuned variant");
 	tuned = (kflush_memcpy_fn)kflush_variant_fn(KFLUSH_OP_MEMCPY, (unsigned int)idx);
 	if (!tuned)
-		cr_skip_test("tuned needs erms and sse2, which this CPU (after KFLUSH_HWCAPS) lacks");
+		cr_skip_test("tuned needs erms and avx2, which this CPU (after KFLUSH_HWCAPS) lacks");
 	r = tt_start_arena(&tracer, &arena, ARENA, why, sizeof(why));
 	if (r == 1)
 		cr_skip_test("tracer: %s; the path of tuned was not observed", why);
@@ -66,19 +75,26 @@ static void fill(unsigned char *p, size_t n, unsigned int seed)
 		p[i] = (unsigned char)(i * 131 + seed * 7 + 1);
 }
 
-/* One traced copy; returns the bytes rep movsb moved, after checking the copy. */
-static size_t traced_copy(unsigned char *dst, const unsigned char *src, size_t n)
+/* One traced copy; returns what it saw, after checking the copy. */
+static struct seen traced(unsigned char *dst, const unsigned char *src, size_t n)
 {
-	struct seen s = { 0, 0 };
+	struct seen s;
 	char err[256] = "";
 
+	memset(&s, 0, sizeof(s));
 	fill(arena, ARENA, (unsigned int)n);
 	memset(dst, 0, n);
 	cr_assert_eq(tt_call(&tracer, (const void *)tuned, (uint64_t)(uintptr_t)dst,
 			     (uint64_t)(uintptr_t)src, n, sink, &s, err, sizeof(err)), 0,
 		     "tuned n=%zu dst-src=%td: %s", n, dst - src, err);
 	cr_assert(memcmp(dst, src, n) == 0, "tuned n=%zu dst-src=%td: wrong bytes", n, dst - src);
-	return s.movsb_bytes;
+	return s;
+}
+
+/* The bytes rep movsb moved in one traced copy. */
+static size_t traced_copy(unsigned char *dst, const unsigned char *src, size_t n)
+{
+	return traced(dst, src, n).movsb_bytes;
 }
 
 Test(memcpy_tuned, path_follows_documented_rule, .init = setup, .fini = teardown)
@@ -125,4 +141,31 @@ Test(memcpy_tuned, path_follows_documented_rule, .init = setup, .fini = teardown
 		}
 	}
 	cr_log_info("%zu instructions stepped", tracer.steps);
+}
+
+/*
+ * tuned uses ymm registers (libkflush(7)): every path that touched one
+ * runs vzeroupper after it, before returning, so an SSE caller pays no
+ * transition; and no legacy-encoded SSE instruction runs (slow next to a
+ * caller's dirty upper state on Intel). Sizes on both sides of each
+ * size decision, and the near-distance passes beyond the switch-over.
+ */
+Test(memcpy_tuned, upper_state_clean, .init = setup, .fini = teardown)
+{
+	const size_t sizes[] = { 31, 32, 64, 65, 128, 129, 256, 257, 384, 1000, 2047, 2048, 5000 };
+	size_t ymm_calls = 0;
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (size_t d = 0; d <= 8; d += 8) {
+			size_t n = sizes[i];
+			struct seen s = traced(arena + PAGE_OFF + FAR + d, arena + PAGE_OFF, n);
+
+			cr_expect(!s.last_ymm || s.last_vzeroupper > s.last_ymm,
+				  "n=%zu dist %zu: ymm used at step %zu, %s", n, d, s.last_ymm,
+				  s.last_vzeroupper ? "vzeroupper only before it" : "no vzeroupper");
+			cr_expect_eq(s.legacy_sse, 0, "n=%zu dist %zu: %zu legacy SSE instructions, "
+				     "first %s", n, d, s.legacy_sse, s.first_legacy);
+			ymm_calls += !!s.last_ymm;
+		}
+	cr_expect_gt(ymm_calls, 0, "no call used a ymm register: the check saw nothing");
 }

@@ -7,7 +7,7 @@
  *   Input:  rdi = dst, rsi = src, rdx = n (no overlap)
  *   Output: rax = dst
  *   Clobbers rcx, rdx, rsi, rdi, r8-r11 and the flags (tuned also
- *   xmm0-xmm15); no stack use.
+ *   ymm0-ymm15); no stack use.
  *
  * Inside the scalar routine rcx carries the count and rdx is scratch, so
  * the ERMS entry can test n >= 2048 by shifting rdx without having to
@@ -50,30 +50,40 @@
 .endm
 
 /*
- * 16-byte loads or stores (movdqu) of consecutive pieces: the listed xmm
- * registers, one per 16 bytes from disp(base, index) up.
+ * Loads or stores (vmovdqu) of consecutive pieces, 16 bytes each (w = x:
+ * xmm) or 32 (w = y: ymm): the listed registers, one piece each from
+ * disp(base, index) up. VEX-encoded throughout: a legacy SSE instruction
+ * next to a caller's dirty upper ymm state is slow on Intel.
  */
-.macro LOAD16 disp, base, index, regs:vararg
+.macro VLOAD w, disp, base, index, regs:vararg
 	.set .Ld, \disp
 	.irp r, \regs
 	.ifb \index
-	movdqu	.Ld(\base), %xmm\r
+	vmovdqu	.Ld(\base), %\w\()mm\r
 	.else
-	movdqu	.Ld(\base, \index), %xmm\r
+	vmovdqu	.Ld(\base, \index), %\w\()mm\r
 	.endif
+	.ifc \w, x
 	.set .Ld, .Ld + 16
+	.else
+	.set .Ld, .Ld + 32
+	.endif
 	.endr
 .endm
 
-.macro STORE16 disp, base, index, regs:vararg
+.macro VSTORE w, disp, base, index, regs:vararg
 	.set .Ld, \disp
 	.irp r, \regs
 	.ifb \index
-	movdqu	%xmm\r, .Ld(\base)
+	vmovdqu	%\w\()mm\r, .Ld(\base)
 	.else
-	movdqu	%xmm\r, .Ld(\base, \index)
+	vmovdqu	%\w\()mm\r, .Ld(\base, \index)
 	.endif
+	.ifc \w, x
 	.set .Ld, .Ld + 16
+	.else
+	.set .Ld, .Ld + 32
+	.endif
 	.endr
 .endm
 
@@ -90,13 +100,15 @@ END(memcpy_fsrm)
  * rule sets it, strings.c): rep movsb from movsb_min bytes, and below it,
  * or when avoid_near is set and (dst - src) mod 64 is 1..31 (where that
  * CPU's rep movsb crawls), a copy without it. Under 32 B that is
- * memcpy_orig's tail; from 32 to 256 B, 16-byte SSE2 loads and stores
- * from both ends, all loads first, as glibc does (user space may use
- * vector registers, the kernel's memcpy may not); then a 16-byte loop up
- * to movsb_min; at a near distance from movsb_min on, memcpy_orig's
- * forward or backward pass. A 64-byte hot copy took memcpy_orig twice
- * as long as glibc's memcpy on a Zen 3 (libkflush(7)).
- * Clobbers xmm0-xmm15 as well: all caller-saved.
+ * memcpy_orig's tail; from 32 to 256 B, AVX loads and stores (16 bytes
+ * to 64 B, 32 above) from both ends, all loads first, as glibc does (user
+ * space may use vector registers, the kernel's memcpy may not); then a
+ * 32-byte loop up to movsb_min; at a near distance from movsb_min on,
+ * memcpy_orig's forward or backward pass. A 64-byte hot copy took
+ * memcpy_orig twice as long as glibc's memcpy on a Zen 3, and the 16-byte
+ * loop this replaced ran 0.72-0.81x the 32-byte one L1-hot at 256 B-4 KiB
+ * (libkflush(7)). Clobbers ymm0-ymm15 as well (all caller-saved), and
+ * leaves the upper halves zero.
  */
 ENTRY(memcpy_tuned)
 	movq	%rdi, %rax
@@ -108,11 +120,11 @@ ENTRY(memcpy_tuned)
 .Ltuned_short:
 	cmpq	$64, %rdx
 	ja	.Ltuned_over64
-	/* 32..64: two 16-byte pieces from each end. */
-	LOAD16	0, %rsi, , 0, 1
-	LOAD16	-32, %rsi, %rdx, 2, 3
-	STORE16	0, %rdi, , 0, 1
-	STORE16	-32, %rdi, %rdx, 2, 3
+	/* 32..64: two 16-byte pieces from each end (no ymm: no vzeroupper). */
+	VLOAD	x, 0, %rsi, , 0, 1
+	VLOAD	x, -32, %rsi, %rdx, 2, 3
+	VSTORE	x, 0, %rdi, , 0, 1
+	VSTORE	x, -32, %rdi, %rdx, 2, 3
 	ret
 
 .Ltuned_long:
@@ -131,40 +143,43 @@ ENTRY(memcpy_tuned)
 .Ltuned_over64:
 	cmpq	$128, %rdx
 	ja	.Ltuned_over128
-	/* 65..128: four from each end. */
-	LOAD16	0, %rsi, , 0, 1, 2, 3
-	LOAD16	-64, %rsi, %rdx, 4, 5, 6, 7
-	STORE16	0, %rdi, , 0, 1, 2, 3
-	STORE16	-64, %rdi, %rdx, 4, 5, 6, 7
+	/* 65..128: two 32-byte pieces from each end. */
+	VLOAD	y, 0, %rsi, , 0, 1
+	VLOAD	y, -64, %rsi, %rdx, 2, 3
+	VSTORE	y, 0, %rdi, , 0, 1
+	VSTORE	y, -64, %rdi, %rdx, 2, 3
+	vzeroupper
 	ret
 
 .Ltuned_over128:
 	cmpq	$256, %rdx
 	ja	.Ltuned_over256
-	/* 129..256: eight from each end, all sixteen registers. */
-	LOAD16	0, %rsi, , 0, 1, 2, 3, 4, 5, 6, 7
-	LOAD16	-128, %rsi, %rdx, 8, 9, 10, 11, 12, 13, 14, 15
-	STORE16	0, %rdi, , 0, 1, 2, 3, 4, 5, 6, 7
-	STORE16	-128, %rdi, %rdx, 8, 9, 10, 11, 12, 13, 14, 15
+	/* 129..256: four from each end. */
+	VLOAD	y, 0, %rsi, , 0, 1, 2, 3
+	VLOAD	y, -128, %rsi, %rdx, 4, 5, 6, 7
+	VSTORE	y, 0, %rdi, , 0, 1, 2, 3
+	VSTORE	y, -128, %rdi, %rdx, 4, 5, 6, 7
+	vzeroupper
 	ret
 
 	/*
-	 * 257 B up to movsb_min: 64 bytes per pass, the last 64 loaded
+	 * 257 B up to movsb_min: 128 bytes per pass, the last 128 loaded
 	 * first and stored last (the passes may end short of them).
 	 */
 .Ltuned_over256:
 	cmpq	kflush_memcpy_tuning(%rip), %rdx	/* .movsb_min */
 	jae	.Ltuned_scalar		/* a long copy at a near distance */
-	LOAD16	-64, %rsi, %rdx, 8, 9, 10, 11
-	leaq	-64(%rdi, %rdx), %r8
-	subq	$64, %rdx		/* > 192 */
-1:	LOAD16	0, %rsi, , 0, 1, 2, 3
-	STORE16	0, %rdi, , 0, 1, 2, 3
-	addq	$64, %rsi
-	addq	$64, %rdi
-	subq	$64, %rdx
+	VLOAD	y, -128, %rsi, %rdx, 8, 9, 10, 11
+	leaq	-128(%rdi, %rdx), %r8
+	subq	$128, %rdx		/* > 128 */
+1:	VLOAD	y, 0, %rsi, , 0, 1, 2, 3
+	VSTORE	y, 0, %rdi, , 0, 1, 2, 3
+	subq	$-128, %rsi		/* -128 fits in a byte, +128 does not */
+	subq	$-128, %rdi
+	subq	$128, %rdx
 	ja	1b
-	STORE16	0, %r8, , 8, 9, 10, 11
+	VSTORE	y, 0, %r8, , 8, 9, 10, 11
+	vzeroupper
 	ret
 
 	/* Near distances from movsb_min on: memcpy_orig's passes. */

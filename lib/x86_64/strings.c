@@ -20,7 +20,7 @@ _Static_assert(offsetof(struct kflush_memcpy_tuning, movsb_min) == 0 &&
 
 /* Every variant stays listed, bound or not, so the benchmark can race them. */
 KFLUSH_IMPLS(kflush_memcpy,
-	KFLUSH_IMPL("tuned", KFLUSH_CPU_ERMS | KFLUSH_CPU_SSE2, KFLUSH_IMPL_RULE_ONLY, memcpy_tuned),
+	KFLUSH_IMPL("tuned", KFLUSH_CPU_ERMS | KFLUSH_CPU_AVX2, KFLUSH_IMPL_RULE_ONLY, memcpy_tuned),
 	KFLUSH_IMPL("fsrm", KFLUSH_CPU_FSRM, 0, memcpy_fsrm),
 	KFLUSH_IMPL("erms", KFLUSH_CPU_ERMS, 0, memcpy_erms),
 	KFLUSH_IMPL("orig", 0, 0, memcpy_orig),
