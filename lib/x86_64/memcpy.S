@@ -7,7 +7,7 @@
  *   Input:  rdi = dst, rsi = src, rdx = n (no overlap)
  *   Output: rax = dst
  *   Clobbers rcx, rdx, rsi, rdi, r8-r11 and the flags (tuned also
- *   ymm0-ymm15); no stack use.
+ *   ymm0-ymm7); no stack use.
  *
  * Inside the scalar routine rcx carries the count and rdx is scratch, so
  * the ERMS entry can test n >= 2048 by shifting rdx without having to
@@ -105,10 +105,10 @@ END(memcpy_fsrm)
  * space may use vector registers, the kernel's memcpy may not); then a
  * 32-byte loop up to movsb_min; at a near distance from movsb_min on,
  * memcpy_orig's forward or backward pass. A 64-byte hot copy took
- * memcpy_orig twice as long as glibc's memcpy on a Zen 3, and the 16-byte
- * loop this replaced ran 0.72-0.81x the 32-byte one L1-hot at 256 B-4 KiB
- * (libkflush(7)). Clobbers ymm0-ymm15 as well (all caller-saved), and
- * leaves the upper halves zero.
+ * memcpy_orig twice as long as glibc's memcpy on a Zen 3, and a 16-byte
+ * loop ran 0.7-0.8x a 32-byte one L1-hot at 512 B-2 KiB (libkflush(7)).
+ * Clobbers ymm0-ymm7 as well (all caller-saved), and leaves the upper
+ * halves zero.
  */
 ENTRY(memcpy_tuned)
 	movq	%rdi, %rax
@@ -163,22 +163,24 @@ ENTRY(memcpy_tuned)
 	ret
 
 	/*
-	 * 257 B up to movsb_min: 128 bytes per pass, the last 128 loaded
-	 * first and stored last (the passes may end short of them).
+	 * 257 B up to movsb_min: 64 bytes per pass, the last 64 loaded
+	 * first and stored last (the passes may end short of them). Two
+	 * ymm per pass, not four: a 128-byte pass ran cold copies of 768 B
+	 * to 1 KiB 0.85-0.9x this one on a Zen 3, and hot ones no faster.
 	 */
 .Ltuned_over256:
 	cmpq	kflush_memcpy_tuning(%rip), %rdx	/* .movsb_min */
 	jae	.Ltuned_scalar		/* a long copy at a near distance */
-	VLOAD	y, -128, %rsi, %rdx, 8, 9, 10, 11
-	leaq	-128(%rdi, %rdx), %r8
-	subq	$128, %rdx		/* > 128 */
-1:	VLOAD	y, 0, %rsi, , 0, 1, 2, 3
-	VSTORE	y, 0, %rdi, , 0, 1, 2, 3
-	subq	$-128, %rsi		/* -128 fits in a byte, +128 does not */
-	subq	$-128, %rdi
-	subq	$128, %rdx
+	VLOAD	y, -64, %rsi, %rdx, 4, 5
+	leaq	-64(%rdi, %rdx), %r8
+	subq	$64, %rdx		/* > 192 */
+1:	VLOAD	y, 0, %rsi, , 0, 1
+	VSTORE	y, 0, %rdi, , 0, 1
+	addq	$64, %rsi
+	addq	$64, %rdi
+	subq	$64, %rdx
 	ja	1b
-	VSTORE	y, 0, %r8, , 8, 9, 10, 11
+	VSTORE	y, 0, %r8, , 4, 5
 	vzeroupper
 	ret
 
