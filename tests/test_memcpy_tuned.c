@@ -13,6 +13,7 @@
  * checks the path, which the bytes cannot show for buffers apart.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "doc_rules.h"
@@ -46,7 +47,7 @@ static void sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
 	if (strncmp(in->text, "vzeroupper", 10) == 0)
 		s->last_vzeroupper = s->steps;
 	if (strstr(in->text, "xmm") && in->text[0] != 'v' && !s->legacy_sse++)
-		snprintf(s->first_legacy, sizeof(s->first_legacy), "%s", in->text);
+		snprintf(s->first_legacy, sizeof(s->first_legacy), "%.60s", in->text);
 }
 
 static void setup(void)
