@@ -2,7 +2,8 @@
 /*
  * libkflush(7), DISPATCH, Per-CPU rules, copied by hand into a table, and
  * this host's CPU read with CPUID here, never from the library: the
- * expectations of tests/test_dispatch.c (which variant each CPU binds) and
+ * expectations of tests/test_cpu_rules.c (the rule function on synthetic
+ * CPUs), tests/test_dispatch.c (which variant this CPU binds) and
  * tests/test_memcpy_tuned.c (what "tuned" runs on this one).
  */
 #ifndef KFLUSH_TESTS_DOC_RULES_H
