@@ -207,6 +207,19 @@ FN ts_fxsave
 	fxsave (%rdi)
 FN ts_load
 	mov (%rdi), %rax
+/* Opmask instructions, most of which Capstone 4 cannot decode. */
+FN ts_kmovq_gpr
+	kmovq %rcx, %k1
+FN ts_kmovd_gpr
+	kmovd %eax, %k2
+FN ts_kmovq_load
+	kmovq (%rdi), %k1
+FN ts_kortestq
+	kortestq %k1, %k2
+FN ts_kshiftrq
+	kshiftrq $3, %k1, %k2
+FN ts_kmovq_store
+	kmovq %k1, (%rdi)
 FN ts_undecodable
 	.byte 0xd6, 0xd6, 0xd6, 0xd6
 FN ts_end

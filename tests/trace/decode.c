@@ -140,6 +140,44 @@ static int predecode(const uint8_t *b, size_t avail, struct td_insn *in)
 	return 1;
 }
 
+/*
+ * Capstone 4 cannot decode most VEX opmask instructions (kmovq k1, rcx,
+ * which glibc's AVX-512 memset runs before its masked store, kortestq,
+ * kandq, ...). In VEX map 0F, opcodes 41-4B, 90-93, 98 and 99 and in map
+ * 0F3A 30-33 are only these; the register forms and the load (kmov k, m)
+ * touch no memory. The one that stores, kmov m, k (0F 91), stays unknown.
+ */
+static int predecode_opmask(const uint8_t *b, size_t avail, struct td_insn *in)
+{
+	size_t vex = b[0] == 0xc5 ? 2 : 3;
+	unsigned int map = b[0] == 0xc5 ? 1 : b[1] & 0x1f, op, modrm;
+
+	if (avail < vex + 2 || (b[0] != 0xc4 && b[0] != 0xc5))
+		return 0;
+	op = b[vex];
+	modrm = b[vex + 1];
+	if (map == 1 && !((op >= 0x41 && op <= 0x4b) || (op >= 0x90 && op <= 0x93) ||
+			  op == 0x98 || op == 0x99))
+		return 0;
+	if (map == 3 && (op < 0x30 || op > 0x33))
+		return 0;
+	if (map != 1 && map != 3)
+		return 0;
+	snprintf(in->text, sizeof(in->text), "opmask instruction (VEX %s %02x)",
+		 map == 1 ? "0F" : "0F3A", op);
+	if (map == 1 && op == 0x91) {
+		unknown(in, "a store of an opmask register");
+		return 1;
+	}
+	if ((modrm >> 6) != 3 && !(map == 1 && op == 0x90)) {
+		unknown(in, "an opmask instruction with a memory operand");
+		return 1;
+	}
+	in->kind = TD_NONE;
+	in->size = (unsigned int)(vex + 2 + (map == 3));	/* register forms; the load is not stepped over */
+	return 1;
+}
+
 int td_decode(const uint8_t *bytes, size_t avail, uint64_t rip, struct td_insn *in)
 {
 	const uint8_t *p = bytes;
@@ -152,6 +190,8 @@ int td_decode(const uint8_t *bytes, size_t avail, uint64_t rip, struct td_insn *
 	in->rip = rip;
 	if (predecode(bytes, avail, in))
 		return 0;
+	if (predecode_opmask(bytes, avail, in))
+		return in->kind == TD_UNKNOWN ? -1 : 0;
 	if (td_open())
 		return unknown(in, "no Capstone");
 	ci = cs_malloc(cs);
