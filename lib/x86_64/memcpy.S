@@ -163,23 +163,37 @@ ENTRY(memcpy_tuned)
 	ret
 
 	/*
-	 * 257 B up to movsb_min: 64 bytes per pass, the last 64 loaded
-	 * first and stored last (the passes may end short of them). Two
-	 * ymm per pass, not four: a 128-byte pass ran cold copies of 768 B
-	 * to 1 KiB 0.85-0.9x this one on a Zen 3, and hot ones no faster.
+	 * 257 B up to movsb_min: one destination line per pass, the first
+	 * and last 64 bytes loaded first and stored last (the passes start
+	 * at the first line boundary past dst and may end short of the
+	 * last 64). Two ymm per pass, not four: a 128-byte pass ran cold
+	 * copies of 768 B to 1 KiB 0.85-0.9x this one on a Zen 3, and hot
+	 * ones no faster. Aligned stores: on an Intel Emerald Rapids the
+	 * unaligned loop ran hot copies at random offsets 0.83-0.87x rep
+	 * movsb from 1 KiB, where every other store split a line.
 	 */
 .Ltuned_over256:
 	cmpq	kflush_memcpy_tuning(%rip), %rdx	/* .movsb_min */
 	jae	.Ltuned_scalar		/* a long copy at a near distance */
+	VLOAD	y, 0, %rsi, , 6, 7
 	VLOAD	y, -64, %rsi, %rdx, 4, 5
+	movq	%rdi, %r9
 	leaq	-64(%rdi, %rdx), %r8
-	subq	$64, %rdx		/* > 192 */
+	movl	%edi, %ecx
+	andl	$63, %ecx
+	negl	%ecx
+	addl	$64, %ecx		/* 1..64 bytes to the next line */
+	addq	%rcx, %rdi
+	addq	%rcx, %rsi
+	subq	%rcx, %rdx
+	subq	$64, %rdx		/* > 256 - 64 - 64 */
 1:	VLOAD	y, 0, %rsi, , 0, 1
 	VSTORE	y, 0, %rdi, , 0, 1
 	addq	$64, %rsi
 	addq	$64, %rdi
 	subq	$64, %rdx
 	ja	1b
+	VSTORE	y, 0, %r9, , 6, 7
 	VSTORE	y, 0, %r8, , 4, 5
 	vzeroupper
 	ret
