@@ -38,7 +38,7 @@ static inline __attribute__((always_inline)) void movnti_block(char *d, const ch
 		movnti_line(d + i * LINE, s + i * LINE);
 }
 
-FLUSHCACHE_VARIANT(memcpy_flushcache_movnti, MOVNTI_BLOCK, movnti_block, movnti_line, nt_copy_small)
+FLUSHCACHE_VARIANT(memcpy_flushcache_movnti, MOVNTI_BLOCK, movnti_block, movnti_line, movnti_line, nt_copy_small)
 
 /*
  * A block of movnti lines stores its first line before loading its
@@ -75,7 +75,8 @@ static inline __attribute__((always_inline)) void movdir64b_block(char *d, const
 		movdir64b_line(d + i * LINE, s + i * LINE);
 }
 
-FLUSHCACHE_VARIANT(memcpy_flushcache_movdir64b, MOVDIR64B_BLOCK, movdir64b_block, movdir64b_line, nt_copy_small)
+FLUSHCACHE_VARIANT(memcpy_flushcache_movdir64b, MOVDIR64B_BLOCK, movdir64b_block, movdir64b_line, movdir64b_line,
+		   nt_copy_small)
 
 KFLUSH_IMPLS(kflush_memcpy_flushcache,
 	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memcpy_flushcache_avx512),

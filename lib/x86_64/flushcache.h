@@ -250,6 +250,8 @@ KFLUSH_INLINE void vec_copy_small(char *d, const char *s, size_t n)
  * @small, decided before the driver's frame is set up: NT words and no
  * edge, what flushcache_lines() would do anyway (nt_copy_small), or with
  * 16-byte stores where the variant may use them (vec_copy_small).
+ * @one_line is the line store of that first case; a variant may load it
+ * differently from the lines of a longer copy (flushcache_avx512.c).
  *
  * Why the line store and not eight movnti: out of line, every call adds a
  * return-address store and a few branches to a stream of NT stores that
@@ -260,7 +262,7 @@ KFLUSH_INLINE void vec_copy_small(char *d, const char *s, size_t n)
  * inline movnti 3.92, called movnti 4.53, called 2 x 32 B 3.94, called 4 x
  * 16 B 3.98; libkflush(7), NOTES, has the init-bench ratios.
  */
-#define FLUSHCACHE_VARIANT(name, block_lines, block, line, small)		\
+#define FLUSHCACHE_VARIANT(name, block_lines, block, line, one_line, small)	\
 	static __attribute__((noinline)) void name##_lines(char *d, const char *s, size_t n) \
 	{									\
 		flushcache_lines(d, s, n, (block_lines), block, line);		\
@@ -268,7 +270,7 @@ KFLUSH_INLINE void vec_copy_small(char *d, const char *s, size_t n)
 	void name(void *dst, const void *src, size_t n)			\
 	{									\
 		if ((((uintptr_t)dst & (LINE - 1)) | (n ^ LINE)) == 0)		\
-			line(dst, src);						\
+			one_line(dst, src);					\
 		else if (((((uintptr_t)dst & 7) | (n & 3)) == 0) & (n < FLUSHCACHE_BULK_MIN)) \
 			small(dst, src, n);					\
 		else								\

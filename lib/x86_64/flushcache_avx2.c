@@ -32,7 +32,7 @@ static inline __attribute__((always_inline)) void avx2_block(char *d, const char
 		_mm256_stream_si256((__m256i *)(d + i * 32), v[i]);
 }
 
-FLUSHCACHE_VARIANT(memcpy_flushcache_avx2, AVX2_BLOCK, avx2_block, avx2_line, vec_copy_small)
+FLUSHCACHE_VARIANT(memcpy_flushcache_avx2, AVX2_BLOCK, avx2_block, avx2_line, avx2_line, vec_copy_small)
 
 void memmove_flushcache_avx2(void *dst, const void *src, size_t n)
 {
