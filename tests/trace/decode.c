@@ -150,10 +150,11 @@ static int predecode(const uint8_t *b, size_t avail, struct td_insn *in)
 static int predecode_opmask(const uint8_t *b, size_t avail, struct td_insn *in)
 {
 	size_t vex = b[0] == 0xc5 ? 2 : 3;
-	unsigned int map = b[0] == 0xc5 ? 1 : b[1] & 0x1f, op, modrm;
+	unsigned int map, op, modrm;
 
 	if (avail < vex + 2 || (b[0] != 0xc4 && b[0] != 0xc5))
 		return 0;
+	map = b[0] == 0xc5 ? 1 : b[1] & 0x1f;
 	op = b[vex];
 	modrm = b[vex + 1];
 	if (map == 1 && !((op >= 0x41 && op <= 0x4b) || (op >= 0x90 && op <= 0x93) ||
