@@ -49,8 +49,8 @@ static const struct kflush_cpu_rule {
 	/*
 	 * Intel Emerald Rapids, measured here: tuned's aligned 32-byte loop
 	 * beats rep movsb up to 4 KiB hot and cold (1.02-1.29x hot fixed
-	 * sizes, 1.05-1.49x cold at 512 B-3 KiB) and loses cold from 6 KiB
-	 * (0.89-0.97x); rep movsb has no near-distance crawl here.
+	 * sizes, 1.00-1.51x cold at 512 B-3 KiB) and loses cold from 6 KiB
+	 * (0.88-0.97x); rep movsb has no near-distance crawl here.
 	 */
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY, "tuned", { 4096, 0 } },
 };
