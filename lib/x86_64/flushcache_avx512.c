@@ -28,34 +28,26 @@ static inline __attribute__((always_inline)) void avx512_block(char *d, const ch
 		_mm512_stream_si512((void *)(d + i * LINE), v[i]);
 }
 
-/* An 8-byte piece of a source of any alignment. */
-typedef uint64_t u64_any __attribute__((__may_alias__, __aligned__(1)));
-
 /*
  * One line on its own, as a call for a 64-byte struct page makes it: eight
- * 8-byte loads merged into one zmm, then the same single store. A record
- * just built with 8-byte stores (the memmap template, its lru words
- * rewritten per page) forwards to them, where a 64-byte load waits for
- * those stores to retire. Intel Xeon, family 6 model 0xcf, copy-bench
- * struct-page 64 B, three alternations, ns per page: 6.6 with the 64-byte
- * load, 3.2-3.3 this way (movnti 3.2); init-bench generic unchanged
- * (nd_pmem 78.4-81.6 against 78.7-80.7 ms); a 64-byte copy of a source not
- * just written, copy-bench sweep, 5.9 -> 6.0-6.5 hot and 7.1-7.6 -> 8.3-8.7
- * cold (movnti 6.2-6.6, 8.4-9.2). In asm: the compiler would merge the
- * loads back into one.
+ * 8-byte loads (the header's kflush_xmm_load(), two per xmm, in asm so the
+ * compiler cannot merge them) combined into one zmm, then the same single
+ * store. A record just built with 8-byte stores (the memmap template, its
+ * lru words rewritten per page) forwards to them, where a 64-byte load
+ * waits for those stores to retire. Intel Xeon, family 6 model 0xcf,
+ * copy-bench struct-page 64 B, three alternations, ns per page: 6.6 with
+ * the 64-byte load, 3.2-3.3 this way (movnti 3.2); init-bench generic
+ * unchanged (nd_pmem 78.4-81.6 against 78.7-80.7 ms); a 64-byte copy of a
+ * source not just written, copy-bench sweep, 5.9 -> 6.0-6.5 hot and
+ * 7.1-7.6 -> 8.3-8.7 cold (movnti 6.2-6.6, 8.4-9.2).
  */
 static inline __attribute__((always_inline)) void avx512_one_line(char *d, const char *s)
 {
-	__m128i q[4];
+	const __m128i a = (__m128i)kflush_xmm_load(s, 0, LINE), b = (__m128i)kflush_xmm_load(s, 1, LINE),
+		      c = (__m128i)kflush_xmm_load(s, 2, LINE), e = (__m128i)kflush_xmm_load(s, 3, LINE);
 
-	for (int i = 0; i < 4; i++)
-		__asm__("vmovq %1, %0\n\tvpinsrq $1, %2, %0, %0"
-			: "=v"(q[i])
-			: "m"(*(const u64_any *)(s + 16 * i)),
-			  "m"(*(const u64_any *)(s + 16 * i + 8)));
-	_mm512_stream_si512((void *)d,
-			    _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(q[1], q[0])),
-					       _mm256_set_m128i(q[3], q[2]), 1));
+	_mm512_stream_si512((void *)d, _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(b, a)),
+							  _mm256_set_m128i(e, c), 1));
 }
 
 FLUSHCACHE_VARIANT(memcpy_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_line,
