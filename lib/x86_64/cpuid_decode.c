@@ -7,43 +7,52 @@
  * say), reading the wrong bit is invisible to a comparison with
  * /proc/cpuinfo.
  */
+#include <stddef.h>
+
 #include "internal.h"
 
 #define XCR0_SSE	(1ULL << 1)
 #define XCR0_AVX	(1ULL << 2)
 #define XCR0_AVX512	(7ULL << 5)	/* opmask, ZMM0-15 upper, ZMM16-31 */
 
+/*
+ * One row per feature: the CPUID word and bit (Intel SDM vol. 2A, CPUID;
+ * AMD APM vol. 3, appendix E), and the XCR0 state the OS must have enabled
+ * for it, where it uses vector registers: present is not usable.
+ */
+static const struct cpuid_bit {
+	size_t word;		/* offsetof(struct kflush_cpuid, ...) */
+	unsigned int bit;
+	uint64_t xcr0;
+	uint64_t feature;
+} cpuid_bits[] = {
+	{ offsetof(struct kflush_cpuid, l1_edx), 26, 0, KFLUSH_CPU_SSE2 },
+	{ offsetof(struct kflush_cpuid, l1_edx), 19, 0, KFLUSH_CPU_CLFLUSH },
+	{ offsetof(struct kflush_cpuid, l7_ebx), 9, 0, KFLUSH_CPU_ERMS },
+	{ offsetof(struct kflush_cpuid, l7_ebx), 5, XCR0_SSE | XCR0_AVX, KFLUSH_CPU_AVX2 },
+	{ offsetof(struct kflush_cpuid, l7_ebx), 16, XCR0_SSE | XCR0_AVX | XCR0_AVX512,
+	  KFLUSH_CPU_AVX512F },
+	{ offsetof(struct kflush_cpuid, l7_ebx), 23, 0, KFLUSH_CPU_CLFLUSHOPT },
+	{ offsetof(struct kflush_cpuid, l7_ebx), 24, 0, KFLUSH_CPU_CLWB },
+	{ offsetof(struct kflush_cpuid, l7_ecx), 27, 0, KFLUSH_CPU_MOVDIRI },
+	{ offsetof(struct kflush_cpuid, l7_ecx), 28, 0, KFLUSH_CPU_MOVDIR64B },
+	{ offsetof(struct kflush_cpuid, l7_edx), 4, 0, KFLUSH_CPU_FSRM },
+	{ offsetof(struct kflush_cpuid, l7_1_eax), 10, 0, KFLUSH_CPU_FZRM },
+	{ offsetof(struct kflush_cpuid, l7_1_eax), 11, 0, KFLUSH_CPU_FSRS },
+	{ offsetof(struct kflush_cpuid, e8_ebx), 0, 0, KFLUSH_CPU_CLZERO },
+};
+
 KFLUSH_EARLY uint64_t kflush_cpuid_features(const struct kflush_cpuid *c)
 {
-	const uint64_t avx = XCR0_SSE | XCR0_AVX, avx512 = avx | XCR0_AVX512;
 	uint64_t f = 0;
 
-	if (c->l1_edx & (1U << 26))
-		f |= KFLUSH_CPU_SSE2;
-	if (c->l1_edx & (1U << 19))
-		f |= KFLUSH_CPU_CLFLUSH;
-	if (c->l7_ebx & (1U << 9))
-		f |= KFLUSH_CPU_ERMS;
-	/* Vector state must be enabled by the OS (XCR0), not only present. */
-	if ((c->l7_ebx & (1U << 5)) && (c->xcr0 & avx) == avx)
-		f |= KFLUSH_CPU_AVX2;
-	if ((c->l7_ebx & (1U << 16)) && (c->xcr0 & avx512) == avx512)
-		f |= KFLUSH_CPU_AVX512F;
-	if (c->l7_ebx & (1U << 23))
-		f |= KFLUSH_CPU_CLFLUSHOPT;
-	if (c->l7_ebx & (1U << 24))
-		f |= KFLUSH_CPU_CLWB;
-	if (c->l7_ecx & (1U << 27))
-		f |= KFLUSH_CPU_MOVDIRI;
-	if (c->l7_ecx & (1U << 28))
-		f |= KFLUSH_CPU_MOVDIR64B;
-	if (c->l7_edx & (1U << 4))
-		f |= KFLUSH_CPU_FSRM;
-	if (c->l7_1_eax & (1U << 10))
-		f |= KFLUSH_CPU_FZRM;
-	if (c->l7_1_eax & (1U << 11))
-		f |= KFLUSH_CPU_FSRS;
-	if (c->e8_ebx & 1U)
-		f |= KFLUSH_CPU_CLZERO;
+	for (size_t i = 0; i < sizeof(cpuid_bits) / sizeof(cpuid_bits[0]); i++) {
+		const struct cpuid_bit *b = &cpuid_bits[i];
+		/* A uint32_t member, read as one (no memcpy: resolvers call this). */
+		uint32_t word = *(const uint32_t *)(const void *)((const char *)c + b->word);
+
+		if ((word >> b->bit & 1) && (c->xcr0 & b->xcr0) == b->xcr0)
+			f |= b->feature;
+	}
 	return f;
 }
