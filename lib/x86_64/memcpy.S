@@ -55,13 +55,13 @@
  * disp(base, index) up. VEX-encoded throughout: a legacy SSE instruction
  * next to a caller's dirty upper ymm state is slow on Intel.
  */
-.macro VLOAD w, disp, base, index, regs:vararg
+.macro VPIECES load, w, disp, base, index, regs:vararg
 	.set .Ld, \disp
 	.irp r, \regs
 	.ifb \index
-	vmovdqu	.Ld(\base), %\w\()mm\r
+	VPIECE \load, \w, \r, .Ld(\base)
 	.else
-	vmovdqu	.Ld(\base, \index), %\w\()mm\r
+	VPIECE \load, \w, \r, .Ld(\base, \index)
 	.endif
 	.ifc \w, x
 	.set .Ld, .Ld + 16
@@ -71,20 +71,20 @@
 	.endr
 .endm
 
-.macro VSTORE w, disp, base, index, regs:vararg
-	.set .Ld, \disp
-	.irp r, \regs
-	.ifb \index
-	vmovdqu	%\w\()mm\r, .Ld(\base)
+.macro VPIECE load, w, r, mem:vararg
+	.if \load
+	vmovdqu	\mem, %\w\()mm\r
 	.else
-	vmovdqu	%\w\()mm\r, .Ld(\base, \index)
+	vmovdqu	%\w\()mm\r, \mem
 	.endif
-	.ifc \w, x
-	.set .Ld, .Ld + 16
-	.else
-	.set .Ld, .Ld + 32
-	.endif
-	.endr
+.endm
+
+.macro VLOAD args:vararg
+	VPIECES 1, \args
+.endm
+
+.macro VSTORE args:vararg
+	VPIECES 0, \args
 .endm
 
 /* FSRM: rep movsb is fast from the first byte, so it is the whole routine. */
