@@ -257,14 +257,6 @@ tests_test_memcpy_tuned_SOURCES = tests/test_memcpy_tuned.c tests/doc_rules.c te
 tests_test_memcpy_tuned_CFLAGS = $(TEST_TRACE_CFLAGS)
 tests_test_memcpy_tuned_LDADD = $(TEST_TRACE_LIBS)
 
-# kflush_memcpy_temporal's order (issue 10): no write-back right after a
-# store to its line, seen by the tracer.
-check_PROGRAMS += tests/test_temporal
-TESTS += tests/test_temporal
-tests_test_temporal_SOURCES = tests/test_temporal.c $(TEST_TRACE)
-tests_test_temporal_CFLAGS = $(TEST_TRACE_CFLAGS)
-tests_test_temporal_LDADD = $(TEST_TRACE_LIBS)
-
 # The stores a vector flush-copy variant runs for a struct page (issue 10):
 # the measured shapes of lib/x86_64/flushcache.h, seen by the tracer.
 check_PROGRAMS += tests/test_flushcache_stores

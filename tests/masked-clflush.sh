@@ -6,5 +6,4 @@ run() { "${srcdir:-.}/tests/run-masked.sh" -clwb,-clflushopt "$@"; }
 run tests/test_persistence &&
 run tests/test_flushcache --filter='flushcache/kflush_*' &&
 run tests/test_move_persistence &&
-run tests/test_flags_persistence &&
-run tests/test_temporal
+run tests/test_flags_persistence

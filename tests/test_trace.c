@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "kflush.h"
 #include "trace/harness.h"
 
 /* tests/trace/bad.S */
@@ -26,6 +27,8 @@ void tb_wb_before_store(void), tb_mixed(void), tb_fence(void), tb_lfence(void);
 void tb_guard(void), tb_short(void), tb_stray(void), tb_wrong_data(void);
 void tb_unknown_writer(void), tb_rep_stos_up(void), tb_rep_stos_down(void);
 void tb_flush_clflush(void), tb_flush_twice(void), tb_flush_nt(void);
+void tb_cached_clwb(void), tb_cached_gap_clwb(void);
+void tb_cached_clflushopt(void), tb_cached_gap_clflushopt(void);
 
 #define RDI 0x10000040ULL
 
@@ -278,6 +281,39 @@ Test(checker, each_bad_routine_is_its_violation)
 	expect_only("stray", tb_stray, TP_COPY, 0, 64, TD_WB_CLWB, TL_STRAY);
 	expect_only("wrong data", tb_wrong_data, TP_COPY, 0, 64, TD_WB_CLWB, TL_DATA);
 	expect_only("fxsave", tb_unknown_writer, TP_COPY, 0, 512, TD_WB_CLWB, TL_UNKNOWN);
+}
+
+/*
+ * A clwb or clflushopt right after the stores to its line is reported
+ * (libkflush(7): slow on the Emerald Rapids host); one store to the stack
+ * in between is the good case. Each runs only where the CPU has it.
+ */
+Test(checker, writeback_right_after_store)
+{
+	static const struct {
+		uint64_t need;
+		enum td_kind wb;
+		void (*bad)(void), (*good)(void);
+		const char *name;
+	} insns[] = {
+		{ KFLUSH_CPU_CLWB, TD_WB_CLWB, tb_cached_clwb, tb_cached_gap_clwb, "clwb" },
+		{ KFLUSH_CPU_CLFLUSHOPT, TD_WB_CLFLUSHOPT, tb_cached_clflushopt,
+		  tb_cached_gap_clflushopt, "clflushopt" },
+	};
+	int ran = 0;
+
+	for (size_t i = 0; i < sizeof(insns) / sizeof(insns[0]); i++) {
+		if (!(kflush_cpu_features_raw() & insns[i].need)) {
+			cr_log_info("no %s on this CPU: its samples not run", insns[i].name);
+			continue;
+		}
+		expect_only(insns[i].name, insns[i].bad, TP_COPY, 8, 200, insns[i].wb,
+			    TL_WB_AFTER_STORE);
+		expect_only(insns[i].name, insns[i].good, TP_COPY, 8, 200, insns[i].wb, TL_NR);
+		ran++;
+	}
+	if (!ran)
+		cr_skip_test("neither clwb nor clflushopt on this CPU");
 }
 
 Test(checker, flush_routines)

@@ -149,24 +149,6 @@ KFLUSH_INLINE void small_copy(char *d, const char *s, size_t n)
 }
 
 /*
- * One store to a stack slot between the copy and its write-backs. On the
- * Emerald Rapids host a clwb or clflushopt that follows the stores to its
- * line with no other store in between runs 1.6-5x slower at 4..64 bytes
- * (a loop over random destinations in 4 KiB and 1 MiB, CPU time per call:
- * clwb 4 B 36 -> 21 ns and 39 -> 12 ns, clflushopt 4 B 110 -> 20 ns); the
- * return address a call to kflush_flush() pushes is such a store, which is
- * all that made glibc memcpy + kflush_flush() the faster pair. An lfence
- * there does not help. Any store works (a local, a global, a push); this one is
- * to a stack slot the compiler set aside, in asm so it is not dropped.
- */
-KFLUSH_INLINE void store_gap(void)
-{
-	unsigned char gap;
-
-	__asm__ __volatile__("movb $0, %0" : "=m"(gap));
-}
-
-/*
  * kflush_memcpy_temporal, once per write-back instruction, bound by GNU
  * ifunc to the one the flush operation is bound to (so KFLUSH_HWCAPS
  * applies): a small copy is then the call and nothing else, where the

@@ -55,6 +55,25 @@
 6:
 .endm
 
+/*
+ * \insn on every line touching [rdi, rdi + rdx), right after the stores or
+ * (gap = 1) after one more store, to the stack.
+ */
+.macro WB_RANGE insn, gap
+	mov %rdi, %rcx
+	and $-64, %rcx
+	lea (%rdi,%rdx), %r8
+	.if \gap
+	movb $0, -8(%rsp)
+	.endif
+7:	cmp %r8, %rcx
+	jae 8f
+	\insn (%rcx)
+	add $64, %rcx
+	jmp 7b
+8:
+.endm
+
 FN tb_good_nt
 	NT_COPY
 	ret
@@ -62,6 +81,27 @@ FN tb_good_nt
 FN tb_good_cached_wb
 	CACHED_COPY 0
 	CLFLUSH_RANGE
+	ret
+
+/* Run only where the CPU has the instruction. */
+FN tb_cached_clwb
+	CACHED_COPY 0
+	WB_RANGE clwb, 0
+	ret
+
+FN tb_cached_gap_clwb
+	CACHED_COPY 0
+	WB_RANGE clwb, 1
+	ret
+
+FN tb_cached_clflushopt
+	CACHED_COPY 0
+	WB_RANGE clflushopt, 0
+	ret
+
+FN tb_cached_gap_clflushopt
+	CACHED_COPY 0
+	WB_RANGE clflushopt, 1
 	ret
 
 FN tb_no_writeback

@@ -29,6 +29,7 @@ enum tl_violation {
 	TL_CACHED,		/* a cached store where only NT stores are allowed */
 	TL_WB_UNEXPECTED,	/* a write-back where there is nothing to write back */
 	TL_UNKNOWN,		/* undecodable or unmodelled memory-writing instruction */
+	TL_WB_AFTER_STORE,	/* clwb/clflushopt right after a store to its line (libkflush(7)) */
 	TL_NR
 };
 
@@ -53,6 +54,8 @@ struct tl_state {
 	unsigned int *wbs;		/* per window line: write-backs */
 	size_t cap, nlines;
 	size_t fences, lfences, nt_bytes, cached_bytes, writebacks;
+	uint64_t last_store_line;	/* of the latest store, stack ones too; 1: none yet */
+	uint64_t last_store_rip;
 	size_t count[TL_NR];
 	char first[TL_NR][200];
 };
