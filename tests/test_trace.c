@@ -18,7 +18,8 @@
 	X(ts_movdir64b) X(ts_movdir64b_r9) X(ts_clzero) X(ts_clwb)            \
 	X(ts_clflushopt) X(ts_clflush) X(ts_sfence) X(ts_lfence) X(ts_push)   \
 	X(ts_riprel) X(ts_rep_stosq) X(ts_scatter) X(ts_fxsave) X(ts_load)    \
-	X(ts_kmovq_gpr) X(ts_kmovd_gpr) X(ts_kmovq_load) X(ts_kortestq)       \
+	X(ts_kmovq_gpr) X(ts_kmovd_gpr) X(ts_kmovq_load) X(ts_kmovq_load_disp8)  \
+	X(ts_kmovq_load_sib) X(ts_kmovq_load_nobase) X(ts_kmovq_load_rip) X(ts_kortestq) \
 	X(ts_kshiftrq) X(ts_kmovq_store) X(ts_undecodable) X(ts_end)
 #define DECLARE(f) void f(void);
 SAMPLES(DECLARE)
@@ -184,6 +185,38 @@ Test(classifier, opmask_instructions)
 	classify(ts_kortestq, &r, TD_NONE);
 	classify(ts_kshiftrq, &r, TD_NONE);
 	classify(ts_kmovq_store, &r, TD_UNKNOWN);
+}
+
+/*
+ * Their lengths, from the encodings (Intel SDM vol. 2A, 2.1.5 and the
+ * VEX prefix): 2- or 3-byte VEX, opcode, ModRM, then SIB, displacement
+ * and the immediate of the 0F3A forms.
+ */
+Test(classifier, opmask_lengths)
+{
+	static const struct {
+		void (*f)(void);
+		unsigned int size;
+	} cases[] = {
+		{ ts_kmovq_gpr, 5 },		/* c4 e1 fb 92 c9 */
+		{ ts_kmovd_gpr, 4 },		/* c5 fb 92 d0 */
+		{ ts_kmovq_load, 5 },		/* c4 e1 f8 90 0f */
+		{ ts_kmovq_load_disp8, 6 },	/* ... 4f 08 */
+		{ ts_kmovq_load_sib, 10 },	/* ... 8c cf 00 01 00 00 */
+		{ ts_kmovq_load_nobase, 10 },	/* ... 0c cd 40 00 00 00 */
+		{ ts_kmovq_load_rip, 9 },	/* ... 0d rel32 */
+		{ ts_kortestq, 5 },		/* c4 e1 f8 98 d1 */
+		{ ts_kshiftrq, 6 },		/* c4 e3 f9 31 d1 03 */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct td_insn in;
+
+		td_decode((const uint8_t *)(uintptr_t)cases[i].f, 16, (uint64_t)(uintptr_t)cases[i].f,
+			  &in);
+		cr_expect_eq(in.size, cases[i].size, "%s: %u bytes, the encoding has %u", in.text,
+			     in.size, cases[i].size);
+	}
 }
 
 /* Never a silent skip: what it cannot decode or does not model is unknown. */

@@ -254,6 +254,14 @@ FN ts_kmovd_gpr
 	kmovd %eax, %k2
 FN ts_kmovq_load
 	kmovq (%rdi), %k1
+FN ts_kmovq_load_disp8
+	kmovq 8(%rdi), %k1
+FN ts_kmovq_load_sib
+	kmovq 0x100(%rdi,%rcx,8), %k1
+FN ts_kmovq_load_nobase
+	kmovq 0x40(,%rcx,8), %k1
+FN ts_kmovq_load_rip
+	kmovq ts_kmovq_load(%rip), %k1
 FN ts_kortestq
 	kortestq %k1, %k2
 FN ts_kshiftrq

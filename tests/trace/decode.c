@@ -141,6 +141,26 @@ static int predecode(const uint8_t *b, size_t avail, struct td_insn *in)
 }
 
 /*
+ * The SIB and displacement bytes after a ModRM byte, in 64-bit mode with
+ * 64-bit addressing (Intel SDM vol. 2A, 2.1.5, tables 2-2 and 2-3): none
+ * for a register operand; a SIB when rm is 4; disp8 for mod 1, disp32 for
+ * mod 2, and for mod 0 with rm 5 (RIP-relative) or a SIB base of 5.
+ */
+static size_t modrm_address_bytes(const uint8_t *m, size_t avail)
+{
+	unsigned int mod = m[0] >> 6, rm = m[0] & 7;
+	size_t sib = mod != 3 && rm == 4;
+
+	if (mod == 3)
+		return 0;
+	if (mod == 1)
+		return sib + 1;
+	if (mod == 2 || rm == 5 || (sib && avail > 1 && (m[1] & 7) == 5))
+		return sib + 4;
+	return sib;
+}
+
+/*
  * Capstone 4 cannot decode most VEX opmask instructions (kmovq k1, rcx,
  * which glibc's AVX-512 memset runs before its masked store, kortestq,
  * kandq, ...). In VEX map 0F, opcodes 41-4B, 90-93, 98 and 99 and in map
@@ -175,7 +195,8 @@ static int predecode_opmask(const uint8_t *b, size_t avail, struct td_insn *in)
 		return 1;
 	}
 	in->kind = TD_NONE;
-	in->size = (unsigned int)(vex + 2 + (map == 3));	/* register forms; the load is not stepped over */
+	/* Opcode and ModRM, an imm8 in map 0F3A (register forms only), the load's address bytes. */
+	in->size = (unsigned int)(vex + 2 + (map == 3) + modrm_address_bytes(b + vex + 1, avail - vex - 1));
 	return 1;
 }
 
