@@ -71,6 +71,10 @@ Test(dispatch, cpu_rules)
 				       KFLUSH_OP_MEMSET_FLUSHCACHE, NULL), "Zen 5: no flush-memset rule");
 	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x19, 0x01),
 				       KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "Zen 3: no flush-copy rule");
+	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x19, 0x01),
+					 KFLUSH_OP_COPY_SAFE, NULL), "movsq", "Zen 3 copy_safe");
+	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
+				       KFLUSH_OP_COPY_SAFE, NULL), "Zen 5: no copy_safe rule");
 	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0x8f),
 				       KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "Sapphire Rapids");
 	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
