@@ -13,15 +13,9 @@
 #define DEFINE_FLUSH(name, insn)						\
 	void name(const void *addr, size_t len)				\
 	{									\
-		uintptr_t line = kflush_clflush_size;				\
-		uintptr_t p = (uintptr_t)addr & ~(line - 1);			\
-		uintptr_t end = (uintptr_t)addr + len;				\
-										\
 		/* Unlike clean_cache_range(), len 0 touches no line. */	\
-		if (!len)							\
-			return;							\
-		for (; p < end; p += line)					\
-			insn((const void *)p);					\
+		if (len)							\
+			wb_lines(addr, len, kflush_clflush_size, insn);		\
 	}
 
 void flush_clwb(const void *addr, size_t len);

@@ -71,6 +71,21 @@ KFLUSH_INLINE void wb_clflush(const void *p)
 	__asm__ __volatile__("clflush %0" : : "m"(LINE_OPERAND(p)) : "memory");
 }
 
+/*
+ * @wb (one of the three above) on every @line-byte line (the CPU's
+ * kflush_clflush_size, which a caller may load early) holding [addr,
+ * addr+len): kflush_flush()'s variants and the temporal small path's
+ * inline write-backs. len must not be 0.
+ */
+KFLUSH_INLINE void wb_lines(const void *addr, size_t len, uintptr_t line,
+			    void (*wb)(const void *p))
+{
+	uintptr_t p = (uintptr_t)addr & ~(line - 1), end = (uintptr_t)addr + len;
+
+	for (; p < end; p += line)
+		wb((const void *)p);
+}
+
 KFLUSH_INLINE void sfence(void)
 {
 	__asm__ __volatile__("sfence" : : : "memory");

@@ -157,7 +157,7 @@ KFLUSH_INLINE void small_copy(char *d, const char *s, size_t n)
 #define DEFINE_TEMPORAL(name, insn)						\
 	static void name(void *dst, const void *src, size_t n)			\
 	{									\
-		uintptr_t line = kflush_clflush_size, p, end;			\
+		uintptr_t line = kflush_clflush_size;				\
 										\
 		if (n - 1 >= TEMPORAL_SMALL_MAX) {				\
 			copy_steps(dst, src, n);				\
@@ -165,9 +165,7 @@ KFLUSH_INLINE void small_copy(char *d, const char *s, size_t n)
 		}								\
 		small_copy(dst, src, n);					\
 		store_gap();							\
-		end = (uintptr_t)dst + n;					\
-		for (p = (uintptr_t)dst & ~(line - 1); p < end; p += line)	\
-			insn((const void *)p);					\
+		wb_lines(dst, n, line, insn);					\
 	}
 
 DEFINE_TEMPORAL(memcpy_temporal_clwb, wb_clwb)
