@@ -46,9 +46,9 @@ static const struct kflush_cpu_rule {
 	{ "AuthenticAMD", 0x19, 0x01, 0x01, KFLUSH_OP_MEMCPY, "tuned", { 2048, 1 } },
 	/*
 	 * The same CPU, the fault-safe copy: its rep movsb variants crawl at
-	 * those distances too (copy-bench copy-safe, hot random offsets, 1.13x
+	 * those distances too (copy-bench copy-safe, hot random offsets, 1.12x
 	 * movsq's time at 64 B to 2.4x at 16 KiB), while at distance 0 rep
-	 * movsb is at most 1.04x faster (fixed sizes, 100 B-4 KiB).
+	 * movsb is at most 1.05x faster (fixed sizes, 100 B-4 KiB).
 	 */
 	{ "AuthenticAMD", 0x19, 0x01, 0x01, KFLUSH_OP_COPY_SAFE, "movsq", { 0, 0 } },
 	/* Intel Sapphire Rapids: rep movsb catches memcpy_orig at 384 B (stop 6). */
