@@ -77,8 +77,9 @@ static const struct doc_op {
 	} v[8];
 } doc[] = {
 	{ KFLUSH_OP_MEMCPY_FLUSHCACHE, "memcpy_flushcache", {
-		V("avx512", "avx512f"), V("avx2", "avx2"), V("movdir64b", "movdir64b"),
-		V("movnti", "sse2"), V("kernel", "") } },
+		RULE_ONLY("avx512_movdir64b", "avx512f,movdir64b"), V("avx512", "avx512f"),
+		V("avx2", "avx2"), V("movdir64b", "movdir64b"), V("movnti", "sse2"),
+		V("kernel", "") } },
 	{ KFLUSH_OP_MEMSET_FLUSHCACHE, "memset_flushcache", {
 		V("avx512", "avx512f"), V("avx2", "avx2"), V("movnti", "sse2"),
 		V("kernel", "") } },

@@ -23,14 +23,16 @@
 #include "kflush.h"
 #include "trace/tracer.h"
 
-#define ARENA (16u << 10)
-#define SRC_OFF 8192u
+/* Room for two copies of a little over 512 KiB (the stream test). */
+#define ARENA (1088u << 10)
+#define SRC_OFF (544u << 10)
 
 static struct tt_tracer tracer;
 static unsigned char *arena;
 
 struct seen {
 	size_t nt[65];		/* NT stores by width */
+	size_t movdir64b;	/* of nt[64], the movdir64b ones */
 	size_t other;		/* ordinary and stack stores, fences, write-backs */
 	char first_other[256];
 };
@@ -43,6 +45,7 @@ static void sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
 		return;
 	if (e->kind == TD_STORE_NT && e->len <= 64) {
 		s->nt[e->len]++;
+		s->movdir64b += strncmp(in->text, "movdir64b", 9) == 0;
 		return;
 	}
 	if (!s->other++)
@@ -105,7 +108,7 @@ Test(flushcache_stores, vector_struct_pages, .init = setup, .fini = teardown)
 	static const struct {
 		const char *name;
 		size_t line_width;
-	} vec[] = { { "avx2", 32 }, { "avx512", 64 } };
+	} vec[] = { { "avx2", 32 }, { "avx512", 64 }, { "avx512_movdir64b", 64 } };
 	size_t ran = 0;
 
 	for (size_t v = 0; v < sizeof(vec) / sizeof(vec[0]); v++) {
@@ -135,5 +138,41 @@ Test(flushcache_stores, vector_struct_pages, .init = setup, .fini = teardown)
 	}
 	if (!ran)
 		cr_skip_test("no vector flush-copy variant usable here");
+	cr_log_info("%zu instructions stepped", tracer.steps);
+}
+
+/*
+ * avx512_movdir64b (libkflush(7), Variants): avx512's stores below 512
+ * KiB, a movdir64b per line from there. Line-aligned copies on both
+ * sides of that size, so every store is a whole line.
+ */
+Test(flushcache_stores, avx512_movdir64b_stream, .init = setup, .fini = teardown)
+{
+	static const size_t sizes[] = { (512u << 10) - 64, 512u << 10 };
+	int idx = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b");
+	kflush_memcpy_flushcache_fn fn;
+
+	cr_assert_geq(idx, 0, "no avx512_movdir64b variant");
+	fn = (kflush_memcpy_flushcache_fn)kflush_variant_fn(KFLUSH_OP_MEMCPY_FLUSHCACHE,
+							     (unsigned int)idx);
+	if (!fn)
+		cr_skip_test("avx512_movdir64b needs avx512f and movdir64b, which this CPU "
+			     "(after KFLUSH_HWCAPS) lacks");
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t n = sizes[i], want_md = n >= (512u << 10) ? n / 64 : 0;
+		struct seen s = traced("avx512_movdir64b", fn, 0, n);
+
+		size_t nt = 0;
+
+		for (size_t w = 0; w <= 64; w++)
+			nt += s.nt[w];
+		/* The bulk path has a frame: stack stores are allowed here. */
+		cr_expect_eq(s.nt[64], n / 64, "avx512_movdir64b n=%zu: %zu line stores, want %zu",
+			     n, s.nt[64], n / 64);
+		cr_expect_eq(nt, s.nt[64], "avx512_movdir64b n=%zu: NT stores of other widths", n);
+		cr_expect_eq(s.movdir64b, want_md, "avx512_movdir64b n=%zu: %zu of its %zu line "
+			     "stores were movdir64b, documented %zu", n, s.movdir64b, s.nt[64],
+			     want_md);
+	}
 	cr_log_info("%zu instructions stepped", tracer.steps);
 }

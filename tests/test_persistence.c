@@ -151,6 +151,27 @@ ParameterizedTest(struct tu_variant *v, persistence, memset_flushcache)
 	variant_sweep(KFLUSH_OP_MEMSET_FLUSHCACHE, v, TP_SET);
 }
 
+/*
+ * avx512_movdir64b streams movdir64b lines from 512 KiB (libkflush(7),
+ * Variants), the one variant whose path changes beyond the sizes above:
+ * one call just past that size, both edges cached. Not in the quick plan.
+ */
+Test(persistence, avx512_movdir64b_stream)
+{
+	int idx = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b");
+	kflush_fn fn;
+
+	cr_assert_geq(idx, 0, "no avx512_movdir64b variant");
+	fn = kflush_variant_fn(KFLUSH_OP_MEMCPY_FLUSHCACHE, (unsigned int)idx);
+	if (!fn)
+		cr_skip_test("avx512_movdir64b needs avx512f and movdir64b, which this CPU "
+			     "(after KFLUSH_HWCAPS) lacks");
+	if (tp_quick())
+		cr_skip_test("KFLUSH_TEST_QUICK: the streamed copy is not in the quick plan");
+	one("avx512_movdir64b", (const void *)fn, TP_COPY, 1, 5, (512u << 10) + 3, 0, 0, 0);
+	cr_log_info("%zu instructions stepped", tp_steps());
+}
+
 /* What dispatch bound, through the exported symbols. */
 Test(persistence, entry_points)
 {

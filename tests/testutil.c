@@ -17,7 +17,9 @@
 
 #include "testutil.h"
 
-const size_t tu_large_sizes[] = { 4095, 4096, 4097, 65536 + 13, (1u << 20) + 7 };
+/* 512 KiB: where the avx512_movdir64b flush-copy switches its line store. */
+const size_t tu_large_sizes[] = { 4095, 4096, 4097, 65536 + 13, (512u << 10) - 1, (512u << 10) + 65,
+				  (1u << 20) + 7 };
 const size_t tu_nr_large_sizes = sizeof(tu_large_sizes) / sizeof(tu_large_sizes[0]);
 
 unsigned char tu_guard_byte(size_t i)

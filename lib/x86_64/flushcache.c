@@ -49,36 +49,12 @@ void memmove_flushcache_movnti(void *dst, const void *src, size_t n)
 	flushmove_lines(dst, src, n, 1, movnti_line, movnti_line);
 }
 
-/*
- * MOVDIR64B writes a full 64-byte line as one direct store with
- * write-combining semantics: the line is not left in the cache (a cached
- * copy is written back and invalidated first), so it keeps the contract.
- * The destination must be 64-byte aligned; the source need not be.
- */
-struct line64 {
-	char b[LINE];
-};
-
-static inline __attribute__((always_inline)) void movdir64b_line(char *d, const char *s)
-{
-	__asm__ __volatile__("movdir64b %1, %0"
-			     : : "r"(d), "m"(*(const struct line64 *)(const void *)s) : "memory");
-}
-
-/* Memory to memory: nothing to load ahead. */
-#define MOVDIR64B_BLOCK 4
-
-static inline __attribute__((always_inline)) void movdir64b_block(char *d, const char *s)
-{
-	_Pragma("GCC unroll 64")
-	for (int i = 0; i < MOVDIR64B_BLOCK; i++)
-		movdir64b_line(d + i * LINE, s + i * LINE);
-}
-
 FLUSHCACHE_VARIANT(memcpy_flushcache_movdir64b, MOVDIR64B_BLOCK, movdir64b_block, movdir64b_line, movdir64b_line,
 		   nt_copy_small)
 
 KFLUSH_IMPLS(kflush_memcpy_flushcache,
+	KFLUSH_IMPL("avx512_movdir64b", KFLUSH_CPU_AVX512F | KFLUSH_CPU_MOVDIR64B, KFLUSH_IMPL_RULE_ONLY,
+		    memcpy_flushcache_avx512_movdir64b),
 	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memcpy_flushcache_avx512),
 	KFLUSH_IMPL("avx2", KFLUSH_CPU_AVX2, 0, memcpy_flushcache_avx2),
 	KFLUSH_IMPL("movdir64b", KFLUSH_CPU_MOVDIR64B, 0, memcpy_flushcache_movdir64b),

@@ -279,11 +279,7 @@ KFLUSH_INLINE void vec_copy_small(char *d, const char *s, size_t n,
  * inline movnti 3.92, called movnti 4.53, called 2 x 32 B 3.94, called 4 x
  * 16 B 3.98; libkflush(7), NOTES, has the init-bench ratios.
  */
-#define FLUSHCACHE_VARIANT(name, block_lines, block, line, one_line, small)	\
-	static __attribute__((noinline)) void name##_lines(char *d, const char *s, size_t n) \
-	{									\
-		flushcache_lines(d, s, n, (block_lines), block, line);		\
-	}									\
+#define FLUSHCACHE_ENTRY(name, lines, line, one_line, small)		\
 	void name(void *dst, const void *src, size_t n)			\
 	{									\
 		if ((((uintptr_t)dst & (LINE - 1)) | (n ^ LINE)) == 0)		\
@@ -291,8 +287,42 @@ KFLUSH_INLINE void vec_copy_small(char *d, const char *s, size_t n,
 		else if (((((uintptr_t)dst & 7) | (n & 3)) == 0) & (n < FLUSHCACHE_BULK_MIN)) \
 			small(dst, src, n, line);				\
 		else								\
-			name##_lines(dst, src, n);				\
+			lines(dst, src, n);					\
 	}
+
+/* A variant with one line store and one block for every length. */
+#define FLUSHCACHE_VARIANT(name, block_lines, block, line, one_line, small)	\
+	static __attribute__((noinline)) void name##_lines(char *d, const char *s, size_t n) \
+	{									\
+		flushcache_lines(d, s, n, (block_lines), block, line);		\
+	}									\
+	FLUSHCACHE_ENTRY(name, name##_lines, line, one_line, small)
+
+/*
+ * MOVDIR64B writes a full 64-byte line as one direct store with
+ * write-combining semantics: the line is not left in the cache (a cached
+ * copy is written back and invalidated first), so it keeps the contract.
+ * The destination must be 64-byte aligned; the source need not be.
+ */
+struct line64 {
+	char b[LINE];
+};
+
+static inline __attribute__((always_inline)) void movdir64b_line(char *d, const char *s)
+{
+	__asm__ __volatile__("movdir64b %1, %0"
+			     : : "r"(d), "m"(*(const struct line64 *)(const void *)s) : "memory");
+}
+
+/* Memory to memory: nothing to load ahead. */
+#define MOVDIR64B_BLOCK 4
+
+static inline __attribute__((always_inline)) void movdir64b_block(char *d, const char *s)
+{
+	_Pragma("GCC unroll 64")
+	for (int i = 0; i < MOVDIR64B_BLOCK; i++)
+		movdir64b_line(d + i * LINE, s + i * LINE);
+}
 
 /* The memset driver; @line stores one aligned line of the pattern in @p. */
 KFLUSH_INLINE void flushset_lines(char *d, int c, size_t n, const void *p,
@@ -322,6 +352,7 @@ KFLUSH_INLINE void flushset_lines(char *d, int c, size_t n, const void *p,
 /* Per-ISA variants, each in a file built with its own -m flags. */
 void memcpy_flushcache_avx2(void *dst, const void *src, size_t n);
 void memcpy_flushcache_avx512(void *dst, const void *src, size_t n);
+void memcpy_flushcache_avx512_movdir64b(void *dst, const void *src, size_t n);
 void memset_flushcache_avx2(void *dst, int c, size_t n);
 void memset_flushcache_avx512(void *dst, int c, size_t n);
 

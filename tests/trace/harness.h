@@ -15,8 +15,9 @@
 
 /* Guard lines watched on each side of the destination's lines. */
 #define TP_GUARD_LINES 2
-#define TP_SRC_SIZE (80u * 1024)
-#define TP_DST_SIZE (96u * 1024)
+/* Room for test_persistence's streamed copy of 512 KiB and more. */
+#define TP_SRC_SIZE (600u * 1024)
+#define TP_DST_SIZE (616u * 1024)
 
 enum tp_shape {
 	TP_COPY,	/* fn(dst, src, n) */
