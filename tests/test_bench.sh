@@ -112,6 +112,15 @@ grep -q ',roof:rep_stosb,roof,' "$tmp/clear.csv" || fail "no clear roof"
 expect_rc 0 "$PMEMTEST" --json clear-bench --extents 4K --rounds 3 --buffer 1M --cache cold
 cp "$tmp/out" "$tmp/clear.json"
 check_json "$tmp/clear.json" 3
+# The targets hold each bound page clear to the roof of its own kind
+# (pmemtest(1)): clear_pages to rep stos, clear_pages_flushcache to a
+# durable store, never the other way round.
+expect_rc 0 "$PMEMTEST" clear-bench --extents 2M --rounds 1 --buffer 8M --cache cold
+grep -Eq '^target cold 2 MiB: clear_pages:[a-z_]+\(bound\) .* the cached roof \(rep_stos[bq]\)' \
+	"$tmp/out" || fail "no clear_pages target against the cached roof"
+grep -E '^target cold 2 MiB: clear_pages_flushcache:[a-z0-9_]+\(bound\) .* the durable roof \(' \
+	"$tmp/out" >"$tmp/target" || fail "no clear_pages_flushcache target against the durable roof"
+! grep -q 'rep_stos' "$tmp/target" || fail "clear_pages_flushcache held to a cached roof"
 
 # The plot script, when gnuplot is there.
 if command -v gnuplot >/dev/null 2>&1; then
