@@ -173,7 +173,6 @@ int bench_res_print(struct bench_res *r, const struct pmemtest_global *g);
  */
 int bench_finish(struct bench_res *r, const struct pmemtest_global *g, const char *cmd);
 
-void bench_cpu_model(char *buf, size_t len);
 /* --only: whether @name contains one of the comma-separated tokens. */
 bool bench_selected(const char *only, const char *name);
 /* The notes every run starts with: DRAM stands in for pmem, the CPU. */

@@ -318,18 +318,13 @@ void bench_calls_free(struct bench_calls *c)
 	memset(c, 0, sizeof(*c));
 }
 
-void bench_cpu_model(char *buf, size_t len)
-{
-	output_cpuinfo("model name", buf, len);
-}
-
 void bench_header(struct bench_res *r, const struct bench_bufs *b, unsigned int rounds)
 {
-	char cpu[128], feat[256] = "";
+	char cpu[256], feat[256] = "";
 	uint64_t f = kflush_cpu_features();
 	size_t k = 0;
 
-	bench_cpu_model(cpu, sizeof(cpu));
+	output_cpu_text(cpu, sizeof(cpu));
 	for (unsigned int i = 0; i < KFLUSH_CPU_NR_FEATURES && k < sizeof(feat); i++)
 		if (f & (1ULL << i))
 			k += (size_t)snprintf(feat + k, sizeof(feat) - k, " %s",

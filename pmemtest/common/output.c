@@ -45,6 +45,19 @@ void output_cpuinfo(const char *key, char *buf, size_t len)
 	fclose(f);
 }
 
+void output_cpu_text(char *buf, size_t len)
+{
+	char name[128], vendor[32], family[16], model[16], stepping[16];
+
+	output_cpuinfo("model name", name, sizeof(name));
+	output_cpuinfo("vendor_id", vendor, sizeof(vendor));
+	output_cpuinfo("cpu family", family, sizeof(family));
+	output_cpuinfo("model", model, sizeof(model));
+	output_cpuinfo("stepping", stepping, sizeof(stepping));
+	snprintf(buf, len, "%s (%s family %#x model %#04x stepping %d)", name, vendor,
+		 (unsigned int)atoi(family), (unsigned int)atoi(model), atoi(stepping));
+}
+
 static json_object *features(uint64_t mask)
 {
 	json_object *a = json_object_new_array();

@@ -30,6 +30,15 @@ void output_doc_print(json_object *doc);
 /* One field of /proc/cpuinfo's first processor ("model name"), or "unknown". */
 void output_cpuinfo(const char *key, char *buf, size_t len);
 
+/*
+ * The CPU as text: model name, vendor, family, model and stepping in the
+ * form the per-CPU rules use (libkflush(7)): "Intel(R) Xeon(R) Processor
+ * (GenuineIntel family 0x6 model 0xa7 stepping 1)". A hypervisor may give
+ * every guest the same model name, so the name alone does not say which
+ * rule applies.
+ */
+void output_cpu_text(char *buf, size_t len);
+
 /* Shorthands for building documents: NULL stays JSON null. */
 void output_set(json_object *o, const char *key, json_object *v);
 json_object *output_str(const char *s);

@@ -142,7 +142,7 @@ static void roof_lines(const struct init_ns *ns, const struct init_result *r)
 
 void init_report_table(const struct init_ns *ns, const struct init_opts *o, struct init_result *r)
 {
-	char b1[32], b2[32];
+	char b1[32], b2[32], cpu[256];
 	double ss, sg, sf, over, of;
 
 	printf("\n%s: %s, map=%s, %s, align %s, struct page %u B\n", ns->name,
@@ -154,6 +154,8 @@ void init_report_table(const struct init_ns *ns, const struct init_opts *o, stru
 			      : "",
 	       cli_fmt_bytes(ns->written, b1, sizeof(b1)));
 	printf("  memmap: %s\n", ns->storage);
+	output_cpu_text(cpu, sizeof(cpu));
+	printf("  cpu: %s\n", cpu);
 	if (ns->data_only)
 		printf("  %s is the data area: all its pfns are initialised, as the kernel does;%s\n",
 		       ns->name, ns->altmap ? " its altmap lies before the device" : "");
