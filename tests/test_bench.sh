@@ -97,8 +97,8 @@ expect_rc 0 "$PMEMTEST" copy-bench $small --mode struct-page --clock wall
 grep -q 'DRAM stands in for pmem' "$tmp/out" || fail "human output lacks the DRAM note"
 grep -q 'target struct-page 64 B' "$tmp/out" || fail "no struct-page target line"
 # The CPU as the per-CPU rules name it, read here from /proc/cpuinfo.
-fam=$(awk -F': ' '/^cpu family/ { printf "%#x", $2; exit }' /proc/cpuinfo)
-model=$(awk -F': ' '/^model[\t ]*:/ { printf "%#04x", $2; exit }' /proc/cpuinfo)
+fam=$(awk -F': ' '/^cpu family/ { printf "0x%x", $2; exit }' /proc/cpuinfo)
+model=$(awk -F': ' '/^model[\t ]*:/ { printf "0x%02x", $2; exit }' /proc/cpuinfo)
 cpu_re="cpu: .* family $fam model $model stepping [0-9]"
 grep -q "^$cpu_re" "$tmp/out" || fail "copy-bench: no '$cpu_re' line"
 expect_rc 0 "$PMEMTEST" init-bench --mode devdax --size 64M --align 2M --methods slow --repeat 1

@@ -54,7 +54,7 @@ void output_cpu_text(char *buf, size_t len)
 	output_cpuinfo("cpu family", family, sizeof(family));
 	output_cpuinfo("model", model, sizeof(model));
 	output_cpuinfo("stepping", stepping, sizeof(stepping));
-	snprintf(buf, len, "%s (%s family %#x model %#04x stepping %d)", name, vendor,
+	snprintf(buf, len, "%s (%s family 0x%x model 0x%02x stepping %d)", name, vendor,
 		 (unsigned int)atoi(family), (unsigned int)atoi(model), atoi(stepping));
 }
 
