@@ -39,25 +39,30 @@ static inline __attribute__((always_inline)) void movnti_line(char *d, const cha
  * (FLUSHCACHE_VARIANT): through the batch loop's test and the tail loop a
  * 64-byte copy ran 1.1-1.4x slower than a contender's one-line path (AMD
  * EPYC family 0x19 model 0x01, sweep 64 B hot and cold), and a roof the
- * contenders beat is no roof.
+ * contenders beat is no roof. Then four lines a pass and the rest one at
+ * a time, for the strategies whose @line holds a whole line (its loads,
+ * then its stores, or movdir64b memory to memory).
  */
-static void movnti_copy(void *dst, const void *src, size_t len)
+static inline __attribute__((always_inline)) void
+copy_by_lines(char *d, const char *s, size_t len, void (*line)(char *d, const char *s))
 {
-	char *d = dst;
-	const char *s = src;
-
 	if (len == 64) {
-		movnti_line(d, s);
+		line(d, s);
 		return;
 	}
 	for (; len >= 4 * 64; d += 4 * 64, s += 4 * 64, len -= 4 * 64) {
-		movnti_line(d, s);
-		movnti_line(d + 64, s + 64);
-		movnti_line(d + 128, s + 128);
-		movnti_line(d + 192, s + 192);
+		line(d, s);
+		line(d + 64, s + 64);
+		line(d + 128, s + 128);
+		line(d + 192, s + 192);
 	}
 	for (; len >= 64; d += 64, s += 64, len -= 64)
-		movnti_line(d, s);
+		line(d, s);
+}
+
+static void movnti_copy(void *dst, const void *src, size_t len)
+{
+	copy_by_lines(dst, src, len, movnti_line);
 }
 
 static void movnti_fill(void *dst, size_t len, const void *pattern)
@@ -120,7 +125,7 @@ static void sse2_fill(void *dst, size_t len, const void *pattern)
  * MOVDIR64B: one 64-byte direct store per line from memory (no register
  * holds the line), weakly ordered like NT stores. Sapphire Rapids has it.
  */
-static inline void movdir64b(void *d, const void *s)
+static inline __attribute__((always_inline)) void movdir64b(char *d, const char *s)
 {
 	__asm__ __volatile__("movdir64b (%1), %0" : : "r"(d), "r"(s) : "memory");
 }
@@ -132,17 +137,7 @@ static inline void movdir64b(void *d, const void *s)
  */
 static void movdir64b_copy(void *dst, const void *src, size_t len)
 {
-	char *d = dst;
-	const char *s = src;
-
-	for (; len >= 4 * 64; d += 4 * 64, s += 4 * 64, len -= 4 * 64) {
-		movdir64b(d, s);
-		movdir64b(d + 64, s + 64);
-		movdir64b(d + 128, s + 128);
-		movdir64b(d + 192, s + 192);
-	}
-	for (; len >= 64; d += 64, s += 64, len -= 64)
-		movdir64b(d, s);
+	copy_by_lines(dst, src, len, movdir64b);
 }
 
 static void movdir64b_fill(void *dst, size_t len, const void *pattern)
@@ -150,7 +145,7 @@ static void movdir64b_fill(void *dst, size_t len, const void *pattern)
 	char *d = dst;
 
 	for (size_t off = 0; off + 64 <= len; off += 64)
-		movdir64b(d + off, pattern);
+		movdir64b(d + off, (const char *)pattern);
 }
 
 /*
