@@ -45,17 +45,36 @@ void output_cpuinfo(const char *key, char *buf, size_t len)
 	fclose(f);
 }
 
+/* The identity the per-CPU rules key on, for the JSON and the text alike. */
+struct cpu_id {
+	char vendor[32], name[128];
+	unsigned int family, model, stepping;
+};
+
+static unsigned int cpuinfo_num(const char *key)
+{
+	char buf[16];
+
+	output_cpuinfo(key, buf, sizeof(buf));
+	return (unsigned int)atoi(buf);
+}
+
+static void cpu_id_read(struct cpu_id *c)
+{
+	output_cpuinfo("vendor_id", c->vendor, sizeof(c->vendor));
+	output_cpuinfo("model name", c->name, sizeof(c->name));
+	c->family = cpuinfo_num("cpu family");
+	c->model = cpuinfo_num("model");
+	c->stepping = cpuinfo_num("stepping");
+}
+
 void output_cpu_text(char *buf, size_t len)
 {
-	char name[128], vendor[32], family[16], model[16], stepping[16];
+	struct cpu_id c;
 
-	output_cpuinfo("model name", name, sizeof(name));
-	output_cpuinfo("vendor_id", vendor, sizeof(vendor));
-	output_cpuinfo("cpu family", family, sizeof(family));
-	output_cpuinfo("model", model, sizeof(model));
-	output_cpuinfo("stepping", stepping, sizeof(stepping));
-	snprintf(buf, len, "%s (%s family 0x%x model 0x%02x stepping %d)", name, vendor,
-		 (unsigned int)atoi(family), (unsigned int)atoi(model), atoi(stepping));
+	cpu_id_read(&c);
+	snprintf(buf, len, "%s (%s family 0x%x model 0x%02x stepping %u)", c.name, c.vendor,
+		 c.family, c.model, c.stepping);
 }
 
 static json_object *features(uint64_t mask)
@@ -72,18 +91,14 @@ static json_object *features(uint64_t mask)
 static json_object *cpu(void)
 {
 	json_object *c = json_object_new_object();
-	char buf[256];
+	struct cpu_id id;
 
-	output_cpuinfo("vendor_id", buf, sizeof(buf));
-	output_set(c, "vendor", output_str(buf));
-	output_cpuinfo("model name", buf, sizeof(buf));
-	output_set(c, "model_name", output_str(buf));
-	output_cpuinfo("cpu family", buf, sizeof(buf));
-	output_set(c, "family", json_object_new_int(atoi(buf)));
-	output_cpuinfo("model", buf, sizeof(buf));
-	output_set(c, "model", json_object_new_int(atoi(buf)));
-	output_cpuinfo("stepping", buf, sizeof(buf));
-	output_set(c, "stepping", json_object_new_int(atoi(buf)));
+	cpu_id_read(&id);
+	output_set(c, "vendor", output_str(id.vendor));
+	output_set(c, "model_name", output_str(id.name));
+	output_set(c, "family", json_object_new_int((int)id.family));
+	output_set(c, "model", json_object_new_int((int)id.model));
+	output_set(c, "stepping", json_object_new_int((int)id.stepping));
 	output_set(c, "cpus_online", json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
 	/* What libkflush uses (after KFLUSH_HWCAPS), and what the CPU has. */
 	output_set(c, "features", features(kflush_cpu_features()));
