@@ -159,10 +159,8 @@ Test(flushcache_stores, avx512_movdir64b_stream, .init = setup, .fini = teardown
 		cr_skip_test("avx512_movdir64b needs avx512f and movdir64b, which this CPU "
 			     "(after KFLUSH_HWCAPS) lacks");
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		size_t n = sizes[i], want_md = n >= (512u << 10) ? n / 64 : 0;
+		size_t n = sizes[i], want_md = n >= (512u << 10) ? n / 64 : 0, nt = 0;
 		struct seen s = traced("avx512_movdir64b", fn, 0, n);
-
-		size_t nt = 0;
 
 		for (size_t w = 0; w <= 64; w++)
 			nt += s.nt[w];
