@@ -68,6 +68,36 @@ cells_ok='
 		  end))
 	and ([.results[] | select(.roof_error)] | length) == (.roof_errors | length)'
 
+# A cell over the roof after the rounds asked for ($R) is measured again
+# before it is called an error (pmemtest(1), ROOFS): from the samples of
+# the first $R rounds alone, each contender more than 3 % above its own
+# group's best roof median at its size, and every roof cell of that size,
+# must have rounds 0..4R; every other cell exactly 0..R-1.
+confirm_ok='
+	.options.repeat as $R
+	| def key: [.mode, .cache, .layout, .size] | tostring;
+	  def med: sort | if length % 2 == 1 then .[length / 2 | floor]
+			  else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+	  def first_gbps: .bytes / ([.samples[] | select(.round < $R) | .ns] | med);
+	(.results | map(select(.class == "roof")) | group_by(key)
+	 | map({key: (.[0] | key), value: (map(first_gbps) | max)}) | from_entries) as $roof
+	| def over: .class != "roof" and $roof[key] != null and first_gbps > 1.03 * $roof[key];
+	([.results[] | select(over) | key] | unique) as $again
+	| .results | all(
+		([.samples[].round] | sort) as $r
+		| if over or (.class == "roof" and (key as $k | any($again[]; . == $k)))
+		  then $r == [range(0; 4 * $R + 1)] else $r == [range(0; $R)] end)'
+
+check_confirm() { # file what
+	n=$((n + 1))
+	if jq -e "$confirm_ok" "$1" > /dev/null; then
+		ok "$2: exactly the cells over the roof after $(jq .options.repeat "$1") rounds, and their roofs, ran again"
+	else
+		fail "$2: the cells measured again are not those over the roof: $(jq -c '[.results[] |
+			{contender, size, layout, rounds: (.samples | length)}]' "$1" | head -c 600)"
+	fi
+}
+
 # roof contenders "roof:PREFIX(strategy)" (and "roof:name" for zero-only ones)
 strategies_of='[.results[] | select(.class == "roof") | .contender
 		| capture("^roof:(?:[a-z_]+\\()?(?<s>[a-z0-9_]+)\\)?$").s] | unique | sort'
@@ -95,6 +125,7 @@ check_strategies() { # file what expected-json
 if run "$T/copy.json" --json -q copy-bench --mode sweep --sizes 64,4096 --layout fixed,random \
 	--repeat 2 --buffer 16M; then
 	check_strategies "$T/copy.json" "copy-bench sweep" "$NT"
+	check_confirm "$T/copy.json" "copy-bench sweep"
 	n=$((n + 1))
 	if jq -e '[.results[] | select(.class == "roof" and .layout == "random") | .size]
 			| unique == [4096]' "$T/copy.json" > /dev/null; then
@@ -151,6 +182,14 @@ if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/err.json" --json -q copy-bench --mode sw
 		ok "forced roof error: JSON roof_error, over_roof, roof_errors; exit 0"
 	else
 		fail "forced roof error: JSON lacks the errors: $(jq -c '.roof_errors' "$T/err.json" | head -c 300)"
+	fi
+	check_confirm "$T/err.json" "forced roof error"
+	n=$((n + 1))
+	if jq -e '[.results[] | select(.class == "kflush") | .samples | length] | length > 0 and all(. == 5)' \
+		"$T/err.json" > /dev/null && grep -q '^roof check: [0-9]* cells\{0,1\} more than 3 % above the roof after 1 round ran 4 more' "$T/err.txt"; then
+		ok "forced roof error: every contender ran 4 more rounds, and the text says so"
+	else
+		fail "forced roof error: contenders not measured again: $(grep -m1 'roof check' "$T/err.txt")"
 	fi
 fi
 n=$((n + 1))

@@ -159,6 +159,12 @@ double bench_res_median(struct bench_res *r, int group, int contender, size_t si
 double bench_res_median_gbps(struct bench_res *r, int group, int contender, size_t size);
 /* The roof of (group, size): the best median GB/s of its roof strategies, 0 if none; its name in *strategy. */
 double bench_res_roof_gbps(struct bench_res *r, int group, size_t size, const char **strategy);
+/*
+ * Whether a contender's samples so far put it over the roof of its own
+ * group and size by more than the tolerance: what the results print as a
+ * roof error (false when the group has no roof at that size).
+ */
+bool bench_res_over_roof(struct bench_res *r, int group, int contender, size_t size);
 void bench_res_note(struct bench_res *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* --list: the contenders registered so far, one per line with their class. */

@@ -295,6 +295,14 @@ double bench_res_roof_gbps(struct bench_res *r, int g, size_t size, const char *
 	return best;
 }
 
+bool bench_res_over_roof(struct bench_res *r, int g, int c, size_t size)
+{
+	double roof = bench_res_roof_gbps(r, g, size, NULL);
+
+	return roof > 0 && r->conts[c].cls != BENCH_ROOF &&
+	       bench_res_median_gbps(r, g, c, size) > RES_ROOF_TOLERANCE * roof;
+}
+
 /*
  * Over the roof by more than the tolerance is no ratio to print: the roof
  * is then not the maximum, and the cell says so instead (roof_error).

@@ -103,6 +103,11 @@ void progress_add(struct progress *p, uint64_t units)
 		draw(p, now);
 }
 
+void progress_more(struct progress *p, uint64_t units)
+{
+	p->total += units;
+}
+
 void progress_end(struct progress *p)
 {
 	if (p->on)

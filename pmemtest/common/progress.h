@@ -24,6 +24,8 @@ struct progress {
 /* @total units of work (bytes, runs); nothing is drawn when !on. */
 void progress_begin(struct progress *p, const char *label, uint64_t total, bool quiet);
 void progress_add(struct progress *p, uint64_t units);
+/* Work found on the way (a measurement taken again): @units more in the total. */
+void progress_more(struct progress *p, uint64_t units);
 /* Clear the line. */
 void progress_end(struct progress *p);
 
