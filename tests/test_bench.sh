@@ -44,7 +44,7 @@ check_csv() { # file, modes...
 	done
 }
 
-# Rounds 0..N-1 per result, or 0..4N for a copy-bench cell measured again
+# Rounds 0..N-1 per result, or 0..4N for a bench cell measured again
 # over the roof (pmemtest(1), ROOFS; test_pmemtest_roof.sh says which).
 check_json() { # file, rounds N, 1 if cells may be measured again
 	if command -v python3 >/dev/null 2>&1; then
@@ -124,7 +124,7 @@ check_csv "$tmp/clear.csv" clear
 grep -q ',roof:rep_stosb,roof,' "$tmp/clear.csv" || fail "no clear roof"
 expect_rc 0 "$PMEMTEST" --json clear-bench --extents 4K --rounds 3 --buffer 1M --cache cold
 cp "$tmp/out" "$tmp/clear.json"
-check_json "$tmp/clear.json" 3
+check_json "$tmp/clear.json" 3 1
 # The targets hold each bound page clear to the roof of its own kind
 # (pmemtest(1)): clear_pages to rep stos, clear_pages_flushcache to a
 # durable store, never the other way round.

@@ -141,6 +141,7 @@ fi
 # clear-bench: every zeroing strategy.
 if run "$T/clear.json" --json -q clear-bench --extents 4K --repeat 2 --buffer 8M; then
 	check_strategies "$T/clear.json" "clear-bench" "$ZERO"
+	check_confirm "$T/clear.json" "clear-bench"
 fi
 
 # init-bench: the roof row is the fill strategy with the lowest median.
@@ -191,6 +192,18 @@ if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/err.json" --json -q copy-bench --mode sw
 	else
 		fail "forced roof error: contenders not measured again: $(grep -m1 'roof check' "$T/err.txt")"
 	fi
+fi
+n=$((n + 1))
+if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/cerr.json" --json -q clear-bench --extents 4K --repeat 1 \
+	--buffer 8M --cache cold; then
+	if jq -e '[.results[] | select(.class != "roof")] | length > 0 and
+			all(.roof_error and (.samples | length) == 5)' "$T/cerr.json" > /dev/null; then
+		ok "forced roof error: clear-bench measured every contender again and kept the errors"
+	else
+		fail "forced roof error: clear-bench: $(jq -c '[.results[] | {contender, roof_error,
+			n: (.samples | length)}]' "$T/cerr.json" | head -c 400)"
+	fi
+	check_confirm "$T/cerr.json" "clear-bench, forced roof error"
 fi
 n=$((n + 1))
 if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/ierr.txt" -q init-bench --size 64M --mode devdax \

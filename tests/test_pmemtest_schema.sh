@@ -42,9 +42,9 @@ results='
 		(.size | type == "number") and (.bytes > 0) and
 		(.median_ns > 0) and (.min_ns <= .median_ns) and (.median_ns <= .max_ns) and
 		(.gbps > 0) and
-		# A copy-bench cell over the roof runs 3R+1 more rounds (pmemtest(1), ROOFS).
+		# A bench cell over the roof runs 3R+1 more rounds (pmemtest(1), ROOFS).
 		([.samples[].round] | sort | . == [range(0; $repeat)] or
-		 ($cmd == "copy-bench" and . == [range(0; 4 * $repeat + 1)])) and
+		 ($cmd != "init-bench" and . == [range(0; 4 * $repeat + 1)])) and
 		(.samples | all((.round | type == "number") and (.ns | type == "number" and . > 0))) and
 		(.roof_error | type == "boolean") and
 		(if .roof_error then (.over_roof > 1.03) and .x_roof == null else .over_roof == null end) and
@@ -119,10 +119,21 @@ if run "$T/clear.json" --json clear-bench --extents 4K --cache hot --repeat 2 --
 		 (.bound | length > 0) and
 		 (.results | all(.size == 4096 and .cache == "hot"))'
 fi
-# CSV rows: per contender, one per round and one median.
+# CSV rows: per contender, one per round and one median (the CSV's own
+# sample rows, counted: a cell over the roof may have run more rounds).
 if run "$T/clear.csv" --csv -q clear-bench --extents 4K --cache hot --repeat 2 --buffer 8M; then
 	conts=$(jq '.results | length' "$T/clear.json")
-	check_csv "$T/clear.csv" clear-bench $((conts * 3)) "row,bench,mode,"
+	samples=$(grep -c '^sample,' "$T/clear.csv")
+	n=$((n + 1))
+	if [ "$(grep -c '^median,' "$T/clear.csv")" -ne "$conts" ]; then
+		fail "clear-bench --csv: $(grep -c '^median,' "$T/clear.csv") median rows, $conts contenders"
+	elif ! awk -F, '$1 == "sample" { c[$7]++ } END { for (k in c) if (c[k] != 2 && c[k] != 9) exit 1 }' \
+		"$T/clear.csv"; then
+		fail "clear-bench --csv: a contender with neither 2 nor 9 sample rows"
+	else
+		echo "ok $n - clear-bench --csv: one median row per contender, 2 or 9 samples each"
+	fi
+	check_csv "$T/clear.csv" clear-bench $((conts + samples)) "row,bench,mode,"
 fi
 
 # copy-bench: copy-safe mode, 2 sizes, 2 rounds (hot only: the mode's default;

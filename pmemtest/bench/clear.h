@@ -37,6 +37,7 @@ struct clear_run {
 	kflush_flush_fn evict;
 	const char *only;
 	struct progress prog;
+	unsigned int again;	/* cells measured again over the roof */
 	bool list;	/* --list */
 };
 

@@ -160,13 +160,83 @@ bool clear_fits(const struct clear_run *x, size_t buffer)
 	return false;
 }
 
+/*
+ * Rounds @r0..@r1-1 of extent @ext: each contender @pick allows (all when
+ * NULL), in a new order each round. 1 to go on, 0 to stop (Ctrl-C), -1 when
+ * a contender left non-zero bytes.
+ */
+static int run_rounds(struct clear_run *x, int g, bool hot, size_t ext, unsigned int r0,
+		      unsigned int r1, const bool *pick)
+{
+	size_t area = clear_sample_area(ext, hot), count = area / ext;
+
+	for (unsigned int r = r0; r < r1; r++) {
+		size_t order[CLEAR_MAX_CONTENDERS];
+
+		bench_round_order(order, x->nv, r);
+		for (size_t j = 0; j < x->nv; j++) {
+			const struct clear_contender *k = &x->v[order[j]];
+			size_t off;
+			char *d;
+			uint64_t ns;
+
+			if (pick && !pick[order[j]])
+				continue;
+			off = hot ? bench_hot_base(&x->b) : bench_cold(&x->b, area);
+			d = x->b.dst + off;
+			/* Untimed: non-zero pages, then out of the cache if cold. */
+			memset(d, 0xa5, area);
+			if (!hot)
+				x->evict(d, area);
+			__asm__ __volatile__("mfence" : : : "memory");
+			ns = run(x, k, d, ext, count);
+			if (check_zero(d, area)) {
+				fprintf(stderr, "pmemtest: %s left non-zero bytes\n", k->name);
+				return -1;
+			}
+			bench_res_add(x->res, g, k->id, ext, r, count * (ext / KFLUSH_PAGE_SIZE), area, ns);
+			/* The refill writes the area too: twice its bytes. */
+			progress_add(&x->prog, 2 * (uint64_t)area);
+			if (progress_interrupted())
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * A contender over the roof after the rounds asked for runs
+ * BENCH_AGAIN_ROUNDS more with every roof strategy, as in copy-bench
+ * (copy_run.c says why); the verdict is on all the samples.
+ */
+static int confirm_roof(struct clear_run *x, int g, bool hot, size_t ext)
+{
+	bool pick[CLEAR_MAX_CONTENDERS];
+	unsigned int over = 0;
+
+	for (size_t j = 0; j < x->nv; j++) {
+		pick[j] = bench_res_over_roof(x->res, g, x->v[j].id, ext);
+		over += pick[j];
+	}
+	if (!over)
+		return 1;
+	x->again += over;
+	for (size_t j = 0; j < x->nv; j++) {
+		pick[j] |= x->v[j].cls == BENCH_ROOF;
+		if (pick[j])
+			progress_more(&x->prog, 2ull * clear_sample_area(ext, hot) *
+					       BENCH_AGAIN_ROUNDS(x->rounds));
+	}
+	return run_rounds(x, g, hot, ext, x->rounds, x->rounds + BENCH_AGAIN_ROUNDS(x->rounds), pick);
+}
+
 int clear_run_extents(struct clear_run *x, bool hot)
 {
 	int g = bench_res_group(x->res, "clear", hot ? "hot" : "cold", "extent");
 
 	for (size_t ei = 0; ei < x->nextents; ei++) {
-		size_t ext = x->extents[ei];
-		size_t area = clear_sample_area(ext, hot), count = area / ext;
+		size_t ext = x->extents[ei], area = clear_sample_area(ext, hot);
+		int go;
 
 		if (hot && area > BENCH_HOT_SPAN)
 			continue;
@@ -174,34 +244,11 @@ int clear_run_extents(struct clear_run *x, bool hot)
 			bench_res_note(x->res, "extent %zu B skipped: larger than --buffer", ext);
 			continue;
 		}
-		for (unsigned int r = 0; r < x->rounds; r++) {
-			size_t order[CLEAR_MAX_CONTENDERS];
-
-			bench_round_order(order, x->nv, r);
-			for (size_t j = 0; j < x->nv; j++) {
-				const struct clear_contender *k = &x->v[order[j]];
-				size_t off = hot ? bench_hot_base(&x->b) : bench_cold(&x->b, area);
-				char *d = x->b.dst + off;
-				uint64_t ns;
-
-				/* Untimed: non-zero pages, then out of the cache if cold. */
-				memset(d, 0xa5, area);
-				if (!hot)
-					x->evict(d, area);
-				__asm__ __volatile__("mfence" : : : "memory");
-				ns = run(x, k, d, ext, count);
-				if (check_zero(d, area)) {
-					fprintf(stderr, "pmemtest: %s left non-zero bytes\n", k->name);
-					return -1;
-				}
-				bench_res_add(x->res, g, k->id, ext, r, count * (ext / KFLUSH_PAGE_SIZE),
-					      area, ns);
-				/* The refill writes the area too: twice its bytes. */
-				progress_add(&x->prog, 2 * (uint64_t)area);
-				if (progress_interrupted())
-					return g;
-			}
-		}
+		go = run_rounds(x, g, hot, ext, 0, x->rounds, NULL);
+		if (go > 0)
+			go = confirm_roof(x, g, hot, ext);
+		if (go <= 0)
+			return go < 0 ? -1 : g;
 	}
 	return g;
 }

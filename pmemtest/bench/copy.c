@@ -360,12 +360,7 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 			goto out;
 		}
 	progress_end(&x.prog);
-	if (x.confirmed)
-		bench_res_note(x.res, "roof check: %u cell%s more than 3 %% above the roof after %u "
-			       "round%s ran %u more, with every roof strategy of their size, "
-			       "interleaved; the roof errors below are on all their samples",
-			       x.confirmed, x.confirmed == 1 ? "" : "s", x.o.rounds,
-			       x.o.rounds == 1 ? "" : "s", COPY_CONFIRM_ROUNDS(x.o.rounds));
+	bench_res_note_again(x.res, x.again, x.o.rounds);
 	exit_code = bench_finish(x.res, g, "copy-bench");
 out:
 	if (exit_code == PMEMTEST_EXIT_FAIL && x.res)

@@ -64,12 +64,9 @@ struct copy_run {
 	uint64_t rng;
 	bool plan;
 	uint64_t planned, planned_measured;
-	unsigned int confirmed;		/* cells measured again (copy_run.c, confirm_roof()) */
+	unsigned int again;		/* cells measured again over the roof (copy_run.c) */
 	struct progress prog;
 };
-
-/* The rounds a cell over the roof runs again, for --rounds @r (copy_run.c). */
-#define COPY_CONFIRM_ROUNDS(r) (3 * (r) + 1)
 
 /*
  * Whether PMDK's contenders run: libpmem2 mapped the buffer. The plan runs

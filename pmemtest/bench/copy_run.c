@@ -249,7 +249,7 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
 /*
  * A contender more than the tolerance above the roof of its size after the
  * rounds asked for is measured again before it is called a roof error: it
- * and every roof strategy of the size run COPY_CONFIRM_ROUNDS(rounds)
+ * and every roof strategy of the size run BENCH_AGAIN_ROUNDS(rounds)
  * more rounds, interleaved, and the verdict is on all the samples. Five
  * rounds were too few to tell two copies of the same loop apart: on Intel
  * family 6 model 0xa7 the movdir64b variant against the movdir64b roof was
@@ -274,15 +274,15 @@ static bool confirm_roof(struct copy_run *x, int g, bool hot, enum bench_layout 
 	}
 	if (!over)
 		return true;
-	x->confirmed += over;
+	x->again += over;
 	for (size_t j = 0; j < nv; j++) {
 		pick[j] |= v[j].cls == BENCH_ROOF;
 		if (pick[j] && applies(&v[j], layout, size))
-			progress_more(&x->prog, COPY_CONFIRM_ROUNDS(x->o.rounds) *
+			progress_more(&x->prog, BENCH_AGAIN_ROUNDS(x->o.rounds) *
 					       copy_sample_cost(t->n, t->bytes));
 	}
 	return run_rounds(x, g, hot, layout, size, t, v, nv, x->o.rounds,
-			  x->o.rounds + COPY_CONFIRM_ROUNDS(x->o.rounds), pick);
+			  x->o.rounds + BENCH_AGAIN_ROUNDS(x->o.rounds), pick);
 }
 
 int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_layout layout,

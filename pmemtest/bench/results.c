@@ -303,6 +303,16 @@ bool bench_res_over_roof(struct bench_res *r, int g, int c, size_t size)
 	       bench_res_median_gbps(r, g, c, size) > RES_ROOF_TOLERANCE * roof;
 }
 
+void bench_res_note_again(struct bench_res *r, unsigned int cells, unsigned int rounds)
+{
+	if (cells)
+		bench_res_note(r, "roof check: %u cell%s more than 3 %% above the roof after %u "
+			       "round%s ran %u more, with every roof strategy of their size, "
+			       "interleaved; the roof errors below are on all their samples",
+			       cells, cells == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s",
+			       BENCH_AGAIN_ROUNDS(rounds));
+}
+
 /*
  * Over the roof by more than the tolerance is no ratio to print: the roof
  * is then not the maximum, and the cell says so instead (roof_error).
