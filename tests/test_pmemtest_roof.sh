@@ -137,6 +137,7 @@ if run "$T/copy.json" --json -q copy-bench --mode sweep --sizes 64,4096 --layout
 fi
 if run "$T/sp.json" --json -q copy-bench --mode struct-page --span 1M --repeat 2 --buffer 8M; then
 	check_strategies "$T/sp.json" "copy-bench struct-page" "$NT"
+	check_confirm "$T/sp.json" "copy-bench struct-page"
 fi
 # clear-bench: every zeroing strategy.
 if run "$T/clear.json" --json -q clear-bench --extents 4K --repeat 2 --buffer 8M; then
@@ -191,6 +192,18 @@ if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/err.json" --json -q copy-bench --mode sw
 		ok "forced roof error: every contender ran 4 more rounds, and the text says so"
 	else
 		fail "forced roof error: contenders not measured again: $(grep -m1 'roof check' "$T/err.txt")"
+	fi
+fi
+if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/sperr.json" --json -q copy-bench --mode struct-page \
+	--span 1M --struct-page 64 --repeat 1 --buffer 8M; then
+	check_confirm "$T/sperr.json" "copy-bench struct-page, forced roof error"
+	n=$((n + 1))
+	if jq -e '[.results[] | select(.class != "roof")] | length > 0 and
+			all(.roof_error and (.samples | length) == 5)' "$T/sperr.json" > /dev/null; then
+		ok "forced roof error: struct-page measured every contender again and kept the errors"
+	else
+		fail "forced roof error: struct-page: $(jq -c '[.results[] | {contender, roof_error,
+			n: (.samples | length)}]' "$T/sperr.json" | head -c 400)"
 	fi
 fi
 n=$((n + 1))

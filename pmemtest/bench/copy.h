@@ -107,6 +107,14 @@ void copy_add_variants(struct copy_run *x, struct copy_contender *v, size_t *n, 
  */
 void copy_add_roofs(struct copy_run *x, struct copy_contender *v, size_t *n, unsigned int use,
 		    enum copy_kind kind, const char *prefix);
+/*
+ * The contenders of (@g, @size) over the roof after the rounds asked for,
+ * and every roof strategy of the size, in @pick[nv], to run
+ * BENCH_AGAIN_ROUNDS more (copy_run.c says why); the progress total grows
+ * by them, each sample costing @cost. Returns how many were over.
+ */
+unsigned int copy_pick_again(struct copy_run *x, int g, size_t size, const struct copy_contender *v,
+			     size_t nv, uint64_t cost, bool *pick);
 /* One group (@mode, hot or cold, @layout) over @sizes: its index, or -1. */
 int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_layout layout,
 		   const size_t *sizes, size_t nsizes, size_t lo, size_t budget,

@@ -260,27 +260,33 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
  * five-round median. A contender that really beats the roof stays above
  * it however many rounds it runs. The notes count the cells run again.
  */
+unsigned int copy_pick_again(struct copy_run *x, int g, size_t size, const struct copy_contender *v,
+			     size_t nv, uint64_t cost, bool *pick)
+{
+	unsigned int over = 0;
+
+	for (size_t j = 0; j < nv; j++) {
+		pick[j] = bench_res_over_roof(x->res, g, v[j].id, size);
+		over += pick[j];
+	}
+	if (!over)
+		return 0;
+	x->again += over;
+	for (size_t j = 0; j < nv; j++) {
+		pick[j] |= v[j].cls == BENCH_ROOF;
+		if (pick[j])
+			progress_more(&x->prog, BENCH_AGAIN_ROUNDS(x->o.rounds) * cost);
+	}
+	return over;
+}
+
 static bool confirm_roof(struct copy_run *x, int g, bool hot, enum bench_layout layout, size_t size,
 			 const struct bench_calls *t, const struct copy_contender *v, size_t nv)
 {
 	bool pick[COPY_MAX_CONTENDERS];
-	unsigned int over = 0;
 
-	if (x->plan)
+	if (x->plan || !copy_pick_again(x, g, size, v, nv, copy_sample_cost(t->n, t->bytes), pick))
 		return true;
-	for (size_t j = 0; j < nv; j++) {
-		pick[j] = applies(&v[j], layout, size) && bench_res_over_roof(x->res, g, v[j].id, size);
-		over += pick[j];
-	}
-	if (!over)
-		return true;
-	x->again += over;
-	for (size_t j = 0; j < nv; j++) {
-		pick[j] |= v[j].cls == BENCH_ROOF;
-		if (pick[j] && applies(&v[j], layout, size))
-			progress_more(&x->prog, BENCH_AGAIN_ROUNDS(x->o.rounds) *
-					       copy_sample_cost(t->n, t->bytes));
-	}
 	return run_rounds(x, g, hot, layout, size, t, v, nv, x->o.rounds,
 			  x->o.rounds + BENCH_AGAIN_ROUNDS(x->o.rounds), pick);
 }

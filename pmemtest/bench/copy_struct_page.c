@@ -157,6 +157,44 @@ static void sp_targets(struct copy_run *x, int g, size_t sp, const struct copy_c
 		       gen / pmdk >= 1 ? "met" : "NOT met", gen / roof);
 }
 
+/*
+ * Rounds @r0..@r1-1 of one struct page size: each contender @pick allows
+ * (all when NULL), in a new order each round, over the whole span. 1 to go
+ * on, 0 to stop (Ctrl-C), -1 when a contender wrote a wrong struct page.
+ */
+static int sp_rounds(struct copy_run *x, int g, size_t sp, size_t npages, uint64_t *tw,
+		     const struct copy_contender *v, size_t nv, unsigned int r0, unsigned int r1,
+		     const bool *pick)
+{
+	for (unsigned int r = r0; r < r1; r++) {
+		size_t order[COPY_MAX_CONTENDERS];
+
+		bench_round_order(order, nv, r);
+		for (size_t j = 0; j < nv; j++) {
+			const struct copy_contender *k = &v[order[j]];
+			uint64_t bytes, ns;
+
+			if (pick && !pick[order[j]])
+				continue;
+			if (x->plan) {
+				copy_account(x, k, npages, (uint64_t)npages * sp);
+				continue;
+			}
+			ns = run_sp(x, k, x->b.dst, npages, sp, tw, &bytes);
+			if (k->kind != CALL_ROOF_FILL &&
+			    (check_page(x->b.dst, tw, sp) ||
+			     check_page(x->b.dst + (npages - 1) * sp, tw, sp))) {
+				fprintf(stderr, "pmemtest: %s wrote a wrong struct page\n", k->name);
+				return -1;
+			}
+			bench_res_add(x->res, g, k->id, sp, r, npages, bytes, ns);
+			if (!copy_account(x, k, npages, (uint64_t)npages * sp))
+				return 0;
+		}
+	}
+	return 1;
+}
+
 static int struct_page_run(struct copy_run *x)
 {
 	static size_t def[] = { 64, 80, 96 };
@@ -170,7 +208,8 @@ static int struct_page_run(struct copy_run *x)
 		size_t span = x->o.sp_span ? x->o.sp_span : sps[si] == 64 ? x->b.len : x->b.len / 4;
 		size_t sp = sps[si], npages = (span < x->b.len ? span : x->b.len) / sp, nv = 0;
 		struct copy_contender v[COPY_MAX_CONTENDERS];
-		int g = bench_res_group(x->res, "struct-page", "cold", "packed");
+		bool pick[COPY_MAX_CONTENDERS];
+		int g = bench_res_group(x->res, "struct-page", "cold", "packed"), go;
 
 		if (sp_const(sp))
 			copy_add(x, v, &nv, "memcpy_flushcache(const)", BENCH_KFLUSH, CALL_CONST, NULL, 0);
@@ -183,31 +222,14 @@ static int struct_page_run(struct copy_run *x)
 			       PMEM2_F_MEM_NODRAIN);
 		}
 		copy_add_roofs(x, v, &nv, ROOF_FILL, CALL_ROOF_FILL, "fill");
-		for (unsigned int r = 0; r < x->o.rounds; r++) {
-			size_t order[COPY_MAX_CONTENDERS];
-
-			bench_round_order(order, nv, r);
-			for (size_t j = 0; j < nv; j++) {
-				const struct copy_contender *k = &v[order[j]];
-				uint64_t bytes, ns;
-
-				if (x->plan) {
-					copy_account(x, k, npages, (uint64_t)npages * sp);
-					continue;
-				}
-				ns = run_sp(x, k, x->b.dst, npages, sp, t.w, &bytes);
-				if (k->kind != CALL_ROOF_FILL &&
-				    (check_page(x->b.dst, t.w, sp) ||
-				     check_page(x->b.dst + (npages - 1) * sp, t.w, sp))) {
-					fprintf(stderr, "pmemtest: %s wrote a wrong struct page\n",
-						k->name);
-					return -1;
-				}
-				bench_res_add(x->res, g, k->id, sp, r, npages, bytes, ns);
-				if (!copy_account(x, k, npages, (uint64_t)npages * sp))
-					return 0;
-			}
-		}
+		go = sp_rounds(x, g, sp, npages, t.w, v, nv, 0, x->o.rounds, NULL);
+		/* A cell over the roof runs again with the roofs, as copy_run_group()'s do. */
+		if (go > 0 && !x->plan &&
+		    copy_pick_again(x, g, sp, v, nv, copy_sample_cost(npages, (uint64_t)npages * sp), pick))
+			go = sp_rounds(x, g, sp, npages, t.w, v, nv, x->o.rounds,
+				       x->o.rounds + BENCH_AGAIN_ROUNDS(x->o.rounds), pick);
+		if (go <= 0)
+			return go;
 		if (!x->plan)
 			sp_targets(x, g, sp, v, nv);
 	}
