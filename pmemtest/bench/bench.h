@@ -166,9 +166,9 @@ double bench_res_roof_gbps(struct bench_res *r, int group, size_t size, const ch
  */
 bool bench_res_over_roof(struct bench_res *r, int group, int contender, size_t size);
 /*
- * Such a cell is measured again before it is called a roof error: it and
- * every roof strategy of its size run this many more rounds, for --repeat
- * @r (copy_run.c says why). bench_res_note_again() notes how many cells did.
+ * Such a cell is measured again before it is called a roof error: every
+ * contender of its size runs this many more rounds, for --repeat @r
+ * (copy_run.c says why). bench_res_note_again() notes how many cells did.
  */
 #define BENCH_AGAIN_ROUNDS(r) (3 * (r) + 1)
 void bench_res_note_again(struct bench_res *r, unsigned int cells, unsigned int rounds);

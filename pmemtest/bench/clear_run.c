@@ -161,12 +161,12 @@ bool clear_fits(const struct clear_run *x, size_t buffer)
 }
 
 /*
- * Rounds @r0..@r1-1 of extent @ext: each contender @pick allows (all when
- * NULL), in a new order each round. 1 to go on, 0 to stop (Ctrl-C), -1 when
+ * Rounds @r0..@r1-1 of extent @ext: every contender, in a new order each
+ * round. 1 to go on, 0 to stop (Ctrl-C), -1 when
  * a contender left non-zero bytes.
  */
 static int run_rounds(struct clear_run *x, int g, bool hot, size_t ext, unsigned int r0,
-		      unsigned int r1, const bool *pick)
+		      unsigned int r1)
 {
 	size_t area = clear_sample_area(ext, hot), count = area / ext;
 
@@ -180,8 +180,6 @@ static int run_rounds(struct clear_run *x, int g, bool hot, size_t ext, unsigned
 			char *d;
 			uint64_t ns;
 
-			if (pick && !pick[order[j]])
-				continue;
 			off = hot ? bench_hot_base(&x->b) : bench_cold(&x->b, area);
 			d = x->b.dst + off;
 			/* Untimed: non-zero pages, then out of the cache if cold. */
@@ -205,29 +203,22 @@ static int run_rounds(struct clear_run *x, int g, bool hot, size_t ext, unsigned
 }
 
 /*
- * A contender over the roof after the rounds asked for runs
- * BENCH_AGAIN_ROUNDS more with every roof strategy, as in copy-bench
- * (copy_run.c says why); the verdict is on all the samples.
+ * A contender over the roof after the rounds asked for: every contender of
+ * the extent runs BENCH_AGAIN_ROUNDS more, as in copy-bench (copy_run.c
+ * says why); the verdict is on all the samples.
  */
 static int confirm_roof(struct clear_run *x, int g, bool hot, size_t ext)
 {
-	bool pick[CLEAR_MAX_CONTENDERS];
 	unsigned int over = 0;
 
-	for (size_t j = 0; j < x->nv; j++) {
-		pick[j] = bench_res_over_roof(x->res, g, x->v[j].id, ext);
-		over += pick[j];
-	}
+	for (size_t j = 0; j < x->nv; j++)
+		over += bench_res_over_roof(x->res, g, x->v[j].id, ext);
 	if (!over)
 		return 1;
 	x->again += over;
-	for (size_t j = 0; j < x->nv; j++) {
-		pick[j] |= x->v[j].cls == BENCH_ROOF;
-		if (pick[j])
-			progress_more(&x->prog, 2ull * clear_sample_area(ext, hot) *
-					       BENCH_AGAIN_ROUNDS(x->rounds));
-	}
-	return run_rounds(x, g, hot, ext, x->rounds, x->rounds + BENCH_AGAIN_ROUNDS(x->rounds), pick);
+	progress_more(&x->prog, 2ull * clear_sample_area(ext, hot) * x->nv *
+			       BENCH_AGAIN_ROUNDS(x->rounds));
+	return run_rounds(x, g, hot, ext, x->rounds, x->rounds + BENCH_AGAIN_ROUNDS(x->rounds));
 }
 
 int clear_run_extents(struct clear_run *x, bool hot)
@@ -244,7 +235,7 @@ int clear_run_extents(struct clear_run *x, bool hot)
 			bench_res_note(x->res, "extent %zu B skipped: larger than --buffer", ext);
 			continue;
 		}
-		go = run_rounds(x, g, hot, ext, 0, x->rounds, NULL);
+		go = run_rounds(x, g, hot, ext, 0, x->rounds);
 		if (go > 0)
 			go = confirm_roof(x, g, hot, ext);
 		if (go <= 0)

@@ -108,13 +108,13 @@ void copy_add_variants(struct copy_run *x, struct copy_contender *v, size_t *n, 
 void copy_add_roofs(struct copy_run *x, struct copy_contender *v, size_t *n, unsigned int use,
 		    enum copy_kind kind, const char *prefix);
 /*
- * The contenders of (@g, @size) over the roof after the rounds asked for,
- * and every roof strategy of the size, in @pick[nv], to run
- * BENCH_AGAIN_ROUNDS more (copy_run.c says why); the progress total grows
- * by them, each sample costing @cost. Returns how many were over.
+ * How many contenders of (@g, @size) are over the roof after the rounds
+ * asked for; when any are, every contender of the size is to run
+ * BENCH_AGAIN_ROUNDS more (copy_run.c says why), and the progress total
+ * grows by them, each sample costing @cost.
  */
-unsigned int copy_pick_again(struct copy_run *x, int g, size_t size, const struct copy_contender *v,
-			     size_t nv, uint64_t cost, bool *pick);
+unsigned int copy_over_roof(struct copy_run *x, int g, size_t size, const struct copy_contender *v,
+			    size_t nv, uint64_t cost);
 /* One group (@mode, hot or cold, @layout) over @sizes: its index, or -1. */
 int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_layout layout,
 		   const size_t *sizes, size_t nsizes, size_t lo, size_t budget,

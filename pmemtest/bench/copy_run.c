@@ -207,13 +207,12 @@ bool copy_account(struct copy_run *x, const struct copy_contender *k, uint64_t c
 }
 
 /*
- * Rounds @r0..@r1-1 of one size: each contender @pick allows (all when
- * NULL), in a new order each round, on its own cold span or the warmed
+ * Rounds @r0..@r1-1 of one size: every contender, in a new order each round, on its own cold span or the warmed
  * hot window. Returns false when the run is to stop.
  */
 static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout layout, size_t size,
 		       const struct bench_calls *t, const struct copy_contender *v, size_t nv,
-		       unsigned int r0, unsigned int r1, const bool *pick)
+		       unsigned int r0, unsigned int r1)
 {
 	for (unsigned int r = r0; r < r1; r++) {
 		size_t order[COPY_MAX_CONTENDERS];
@@ -224,7 +223,7 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
 			size_t off;
 			uint64_t ns;
 
-			if (!applies(k, layout, size) || (pick && !pick[order[j]]))
+			if (!applies(k, layout, size))
 				continue;
 			if (x->plan) {
 				copy_account(x, k, t->n, t->bytes);
@@ -248,47 +247,43 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
 
 /*
  * A contender more than the tolerance above the roof of its size after the
- * rounds asked for is measured again before it is called a roof error: it
- * and every roof strategy of the size run BENCH_AGAIN_ROUNDS(rounds)
- * more rounds, interleaved, and the verdict is on all the samples. Five
- * rounds were too few to tell two copies of the same loop apart: on Intel
- * family 6 model 0xa7 the movdir64b variant against the movdir64b roof was
- * over 1.03x in 21 of the 131 cells of a default run, and under 0.97x in
- * 28. Each cold sample takes a span of memory of its own, and a span ran
- * at much the same speed each time it came round (a correlation of
- * 0.62-0.66 between two passes), so the spans a contender drew decided a
- * five-round median. A contender that really beats the roof stays above
- * it however many rounds it runs. The notes count the cells run again.
+ * rounds asked for is measured again before it is called a roof error:
+ * every contender of the size runs BENCH_AGAIN_ROUNDS(rounds) more rounds,
+ * interleaved, and the verdict is on all the samples. Five rounds were too
+ * few to tell two copies of the same loop apart: on Intel family 6 model
+ * 0xa7 the movdir64b variant against the movdir64b roof was over 1.03x in
+ * 21 of the 131 cells of a default run, and under 0.97x in 28. Each cold
+ * sample takes a span of memory of its own, and a span ran at much the
+ * same speed each time it came round (a correlation of 0.62-0.66 between
+ * two passes), so the spans a contender drew decided a five-round median.
+ * Every contender, not only those over the roof and the roofs: new roof
+ * samples taken beside one contender moved the roof under the others,
+ * measured at another time (one default run: avx2 alone over at 128 B
+ * cold, then five others over the roof it left). A contender that really
+ * beats the roof stays above it however many rounds it runs. The notes
+ * count the cells that were over.
  */
-unsigned int copy_pick_again(struct copy_run *x, int g, size_t size, const struct copy_contender *v,
-			     size_t nv, uint64_t cost, bool *pick)
+unsigned int copy_over_roof(struct copy_run *x, int g, size_t size, const struct copy_contender *v,
+			    size_t nv, uint64_t cost)
 {
 	unsigned int over = 0;
 
-	for (size_t j = 0; j < nv; j++) {
-		pick[j] = bench_res_over_roof(x->res, g, v[j].id, size);
-		over += pick[j];
-	}
+	for (size_t j = 0; j < nv; j++)
+		over += bench_res_over_roof(x->res, g, v[j].id, size);
 	if (!over)
 		return 0;
 	x->again += over;
-	for (size_t j = 0; j < nv; j++) {
-		pick[j] |= v[j].cls == BENCH_ROOF;
-		if (pick[j])
-			progress_more(&x->prog, BENCH_AGAIN_ROUNDS(x->o.rounds) * cost);
-	}
+	progress_more(&x->prog, nv * BENCH_AGAIN_ROUNDS(x->o.rounds) * cost);
 	return over;
 }
 
 static bool confirm_roof(struct copy_run *x, int g, bool hot, enum bench_layout layout, size_t size,
 			 const struct bench_calls *t, const struct copy_contender *v, size_t nv)
 {
-	bool pick[COPY_MAX_CONTENDERS];
-
-	if (x->plan || !copy_pick_again(x, g, size, v, nv, copy_sample_cost(t->n, t->bytes), pick))
+	if (x->plan || !copy_over_roof(x, g, size, v, nv, copy_sample_cost(t->n, t->bytes)))
 		return true;
 	return run_rounds(x, g, hot, layout, size, t, v, nv, x->o.rounds,
-			  x->o.rounds + BENCH_AGAIN_ROUNDS(x->o.rounds), pick);
+			  x->o.rounds + BENCH_AGAIN_ROUNDS(x->o.rounds));
 }
 
 int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_layout layout,
@@ -315,7 +310,7 @@ int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_la
 			bench_calls_free(&t);
 			continue;
 		}
-		go = run_rounds(x, g, hot, layout, size, &t, v, nv, 0, x->o.rounds, NULL) &&
+		go = run_rounds(x, g, hot, layout, size, &t, v, nv, 0, x->o.rounds) &&
 		     confirm_roof(x, g, hot, layout, size, &t, v, nv);
 		bench_calls_free(&t);
 		if (!go)

@@ -158,13 +158,12 @@ static void sp_targets(struct copy_run *x, int g, size_t sp, const struct copy_c
 }
 
 /*
- * Rounds @r0..@r1-1 of one struct page size: each contender @pick allows
- * (all when NULL), in a new order each round, over the whole span. 1 to go
+ * Rounds @r0..@r1-1 of one struct page size: every contender, in a new
+ * order each round, over the whole span. 1 to go
  * on, 0 to stop (Ctrl-C), -1 when a contender wrote a wrong struct page.
  */
 static int sp_rounds(struct copy_run *x, int g, size_t sp, size_t npages, uint64_t *tw,
-		     const struct copy_contender *v, size_t nv, unsigned int r0, unsigned int r1,
-		     const bool *pick)
+		     const struct copy_contender *v, size_t nv, unsigned int r0, unsigned int r1)
 {
 	for (unsigned int r = r0; r < r1; r++) {
 		size_t order[COPY_MAX_CONTENDERS];
@@ -174,8 +173,6 @@ static int sp_rounds(struct copy_run *x, int g, size_t sp, size_t npages, uint64
 			const struct copy_contender *k = &v[order[j]];
 			uint64_t bytes, ns;
 
-			if (pick && !pick[order[j]])
-				continue;
 			if (x->plan) {
 				copy_account(x, k, npages, (uint64_t)npages * sp);
 				continue;
@@ -208,7 +205,6 @@ static int struct_page_run(struct copy_run *x)
 		size_t span = x->o.sp_span ? x->o.sp_span : sps[si] == 64 ? x->b.len : x->b.len / 4;
 		size_t sp = sps[si], npages = (span < x->b.len ? span : x->b.len) / sp, nv = 0;
 		struct copy_contender v[COPY_MAX_CONTENDERS];
-		bool pick[COPY_MAX_CONTENDERS];
 		int g = bench_res_group(x->res, "struct-page", "cold", "packed"), go;
 
 		if (sp_const(sp))
@@ -222,12 +218,12 @@ static int struct_page_run(struct copy_run *x)
 			       PMEM2_F_MEM_NODRAIN);
 		}
 		copy_add_roofs(x, v, &nv, ROOF_FILL, CALL_ROOF_FILL, "fill");
-		go = sp_rounds(x, g, sp, npages, t.w, v, nv, 0, x->o.rounds, NULL);
-		/* A cell over the roof runs again with the roofs, as copy_run_group()'s do. */
+		go = sp_rounds(x, g, sp, npages, t.w, v, nv, 0, x->o.rounds);
+		/* A cell over the roof: the size runs again, as in copy_run_group(). */
 		if (go > 0 && !x->plan &&
-		    copy_pick_again(x, g, sp, v, nv, copy_sample_cost(npages, (uint64_t)npages * sp), pick))
+		    copy_over_roof(x, g, sp, v, nv, copy_sample_cost(npages, (uint64_t)npages * sp)))
 			go = sp_rounds(x, g, sp, npages, t.w, v, nv, x->o.rounds,
-				       x->o.rounds + BENCH_AGAIN_ROUNDS(x->o.rounds), pick);
+				       x->o.rounds + BENCH_AGAIN_ROUNDS(x->o.rounds));
 		if (go <= 0)
 			return go;
 		if (!x->plan)

@@ -307,8 +307,8 @@ void bench_res_note_again(struct bench_res *r, unsigned int cells, unsigned int 
 {
 	if (cells)
 		bench_res_note(r, "roof check: %u cell%s more than 3 %% above the roof after %u "
-			       "round%s ran %u more, with every roof strategy of their size, "
-			       "interleaved; the roof errors below are on all their samples",
+			       "round%s: every contender of their size ran %u more, "
+			       "interleaved; the roof errors below are on all the samples",
 			       cells, cells == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s",
 			       BENCH_AGAIN_ROUNDS(rounds));
 }
