@@ -152,6 +152,11 @@ int bench_res_contender(struct bench_res *r, const char *name, enum bench_class 
 void bench_res_set_strategy(struct bench_res *r, int contender, const char *strategy);
 /* A contender that is registry variant @variant of @op, for the bound report. */
 void bench_res_set_variant(struct bench_res *r, int contender, int op, int variant);
+/*
+ * The contender name of registry variant @variant of @op, "op:variant",
+ * with "(bound)" after the one libkflush binds (bound.c reads it back).
+ */
+void bench_variant_label(char *buf, size_t n, int op, int variant);
 void bench_res_add(struct bench_res *r, int group, int contender, size_t size,
 		   unsigned int round, uint64_t calls, uint64_t bytes, uint64_t ns);
 /* Median ns per call of one cell, or 0 if it has no samples. */

@@ -145,6 +145,14 @@ static const char *vname(const struct bench_res *r, int c)
 			for (size_t k = 0; k < NR_CLASSES; k++)			\
 				if (stand(r, op, caches[h], k, &st))
 
+void bench_variant_label(char *buf, size_t n, int op, int variant)
+{
+	enum kflush_op o = (enum kflush_op)op;
+
+	snprintf(buf, n, "%s:%s%s", kflush_op_name(o), kflush_variant_name(o, (unsigned int)variant),
+		 kflush_variant_bound(o) == variant ? "(bound)" : "");
+}
+
 void res_bound_print(struct bench_res *r)
 {
 	struct standing st;

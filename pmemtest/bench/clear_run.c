@@ -36,9 +36,7 @@ void clear_add_variants(struct clear_run *x, enum kflush_op op, enum clear_kind 
 
 		if (!fn)
 			continue;
-		snprintf(name, sizeof(name), "%s:%s%s", kflush_op_name(op),
-			 kflush_variant_name(op, (unsigned int)i),
-			 kflush_variant_bound(op) == i ? "(bound)" : "");
+		bench_variant_label(name, sizeof(name), (int)op, i);
 		clear_add(x, name, BENCH_KFLUSH, kind, fn, 0);
 		if (x->nv && !strcmp(x->v[x->nv - 1].name, name))
 			bench_res_set_variant(x->res, x->v[x->nv - 1].id, (int)op, i);

@@ -61,9 +61,7 @@ void copy_add_variants(struct copy_run *x, struct copy_contender *v, size_t *n, 
 
 		if (!fn)
 			continue;
-		snprintf(name, sizeof(name), "%s:%s%s", kflush_op_name(op),
-			 kflush_variant_name(op, (unsigned int)i),
-			 kflush_variant_bound(op) == i ? "(bound)" : "");
+		bench_variant_label(name, sizeof(name), (int)op, i);
 		copy_add(x, v, n, name, BENCH_KFLUSH, kind, fn, 0);
 		if (*n && v[*n - 1].fn == fn && !strcmp(v[*n - 1].name, name))
 			bench_res_set_variant(x->res, v[*n - 1].id, (int)op, i);
