@@ -205,8 +205,9 @@ bool copy_account(struct copy_run *x, const struct copy_contender *k, uint64_t c
 }
 
 /*
- * Rounds @r0..@r1-1 of one size: every contender, in a new order each round, on its own cold span or the warmed
- * hot window. Returns false when the run is to stop.
+ * Rounds @r0..@r1-1 of one size: every contender, in a new order each
+ * round, on its own cold span or the warmed hot window. Returns false when
+ * the run is to stop.
  */
 static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout layout, size_t size,
 		       const struct bench_calls *t, const struct copy_contender *v, size_t nv,

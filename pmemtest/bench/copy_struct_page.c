@@ -159,8 +159,8 @@ static void sp_targets(struct copy_run *x, int g, size_t sp, const struct copy_c
 
 /*
  * Rounds @r0..@r1-1 of one struct page size: every contender, in a new
- * order each round, over the whole span. 1 to go
- * on, 0 to stop (Ctrl-C), -1 when a contender wrote a wrong struct page.
+ * order each round, over the whole span. 1 to go on, 0 to stop (Ctrl-C),
+ * -1 when a contender wrote a wrong struct page.
  */
 static int sp_rounds(struct copy_run *x, int g, size_t sp, size_t npages, uint64_t *tw,
 		     const struct copy_contender *v, size_t nv, unsigned int r0, unsigned int r1)
