@@ -83,6 +83,26 @@ else
 			ok "$cmd --quiet: no progress line on a terminal"
 		fi
 	done
+	# Work found on the way: with every roof sample slowed down, every
+	# size is over the roof and measured again, and the total grows after
+	# the line has shown its share of the work planned (the line used to
+	# step back from 100 % to 83 % here). It must never go back, and show
+	# 100 % only at the end.
+	args="clear-bench --extents 4K,64K,2M --repeat 3 --buffer 8M"
+	if ! PMEMTEST_TEST_ROOF_SCALE=2 tty_run 100 "$args"; then
+		fail "clear-bench measured again on a terminal: exit $?: $(head -c 300 "$T/tty")"
+	elif ! grep -aq 'measured again\|ran .* more' "$T/tty"; then
+		fail "clear-bench with PMEMTEST_TEST_ROOF_SCALE=2: nothing was measured again: $(tail -c 300 "$T/tty")"
+	else
+		pcts=$(progress_lines | sed -n 's/.* \([0-9]*\)% ETA.*/\1/p' | tr '\n' ' ')
+		if ! printf '%s\n' $pcts | awk 'NR > 1 && $1 < last { bad = 1 } { last = $1 } END { exit bad || last != 100 }'; then
+			fail "clear-bench measured again: the line stepped back or did not end at 100 %: $pcts"
+		elif [ "$(printf '%s\n' $pcts | grep -c '^100$')" -ne 1 ]; then
+			fail "clear-bench measured again: 100 % shown before the end: $pcts"
+		else
+			ok "clear-bench measured again: the line never steps back, 100 % once, at the end ($(printf '%s\n' $pcts | wc -l) redraws)"
+		fi
+	fi
 fi
 
 # Ctrl-C: runs that cannot finish in time (--repeat 1000) get SIGINT after
