@@ -90,10 +90,20 @@ small="--buffer 4M --rounds 2 --sizes 1,64,4K,1M --span 64K --struct-page 64,80"
 # shellcheck disable=SC2086
 expect_rc 0 "$PMEMTEST" --csv copy-bench $small
 cp "$tmp/out" "$tmp/copy.csv"
-check_csv "$tmp/copy.csv" struct-page bulk sweep memcpy copy-safe
+check_csv "$tmp/copy.csv" struct-page bulk sweep memcpy copy-safe copy-page
 grep -q '^median,copy-bench,struct-page,cold,packed,64,memcpy_flushcache(const),' "$tmp/copy.csv" ||
 	fail "no constant-size struct-page row"
 grep -q '^median,copy-bench,sweep,cold,fixed,4096,roof:' "$tmp/copy.csv" || fail "no sweep roof"
+# copy-page: whole aligned pages only (the fixed layout, 4096 bytes), hot
+# and cold, the baseline loop and the bound variant in each, and no roof.
+awk -F, '$1 == "median" && $3 == "copy-page" && ($5 != "fixed" || $6 != 4096 || $8 == "roof") { bad = 1 }
+	END { exit bad }' "$tmp/copy.csv" || fail "copy-page: a row that is not a fixed 4096-byte page copy"
+for c in hot cold; do
+	grep -q "^median,copy-bench,copy-page,$c,fixed,4096,copy_page:mov,kflush," "$tmp/copy.csv" ||
+		fail "copy-page $c: no copy_page:mov"
+	grep -q "^median,copy-bench,copy-page,$c,fixed,4096,copy_page:[a-z_]*(bound),kflush," "$tmp/copy.csv" ||
+		fail "copy-page $c: no bound copy_page variant"
+done
 # shellcheck disable=SC2086
 expect_rc 0 "$PMEMTEST" --json copy-bench $small --mode sweep,copy-safe --cache hot
 cp "$tmp/out" "$tmp/copy.json"

@@ -134,10 +134,25 @@ static int map_pmem2(struct bench_bufs *b, size_t alloc)
 	return 0;
 }
 
+/*
+ * The hot window follows the cold buffer from the next page boundary, so
+ * that a sample of whole pages (copy-page, clear-bench) starts on one
+ * whatever --buffer says; the cold spans start on one already.
+ */
+static size_t hot_base(size_t len)
+{
+	return (len + 4095) & ~(size_t)4095;
+}
+
+static size_t alloc_len(size_t len)
+{
+	return hot_base(len) + BENCH_HOT_SPAN;
+}
+
 int bench_check_buffer(const char *cmd, size_t len)
 {
 	uint64_t avail = cli_mem_available();
-	uint64_t need = 2 * ((uint64_t)len + BENCH_HOT_SPAN);
+	uint64_t need = 2 * (uint64_t)alloc_len(len);
 	char b1[32], b2[32], b3[32];
 
 	/* Both buffers are prefaulted: more than memory fails late, or swaps. */
@@ -151,7 +166,7 @@ int bench_check_buffer(const char *cmd, size_t len)
 
 int bench_bufs_open(struct bench_bufs *b, size_t len)
 {
-	size_t alloc = len + BENCH_HOT_SPAN;
+	size_t alloc = alloc_len(len);
 
 	memset(b, 0, sizeof(*b));
 	b->len = len;
@@ -184,7 +199,7 @@ int bench_bufs_open(struct bench_bufs *b, size_t len)
 
 void bench_bufs_close(struct bench_bufs *b)
 {
-	size_t alloc = b->len + BENCH_HOT_SPAN;
+	size_t alloc = alloc_len(b->len);
 
 	if (b->map)
 		pmem2_map_delete(&b->map);
@@ -214,7 +229,7 @@ size_t bench_cold(struct bench_bufs *b, size_t span)
 
 size_t bench_hot_base(const struct bench_bufs *b)
 {
-	return b->len;
+	return hot_base(b->len);
 }
 
 static size_t line_up(size_t n)

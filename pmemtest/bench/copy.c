@@ -17,7 +17,7 @@
 /* The modes, in the order they run; --mode LIST picks by index. */
 static const struct copy_mode *const modes[] = {
 	&copy_mode_struct_page, &copy_mode_bulk, &copy_mode_sweep,
-	&copy_mode_memcpy, &copy_mode_copy_safe,
+	&copy_mode_memcpy, &copy_mode_copy_safe, &copy_mode_copy_page,
 };
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
 
@@ -46,6 +46,8 @@ static void usage(FILE *f)
 "               rep movsb; reports where rep movsb starts to beat memcpy_orig\n"
 "  copy-safe    8..256 B, hot: kflush_copy_safe variants (NO_BIND ones too) vs\n"
 "               glibc memcpy; reports the 128 -> 129 B step of each variant\n"
+"  copy-page    4 KiB pages, one call each, hot and cold: kflush_copy_page\n"
+"               variants vs kflush_memcpy and glibc memcpy of 4096 B\n"
 "\n"
 "Options:\n"
 "  -m, --mode LIST         modes to run (see above), or all\n"
@@ -352,7 +354,8 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 		       "avx512, movdir64b) and of cached stores with each line written back "
 		       "(cached_clwb), loads batched as the registers allow, one sfence; "
 		       "struct-page roof: the same stores of the template's first line "
-		       "(roof:fill(...))");
+		       "(roof:fill(...)); memcpy, copy-safe and copy-page copy through the cache "
+		       "and have no roof");
 	progress_begin(&x.prog, "copy-bench", x.planned, g->quiet);
 	for (size_t i = 0; i < NR_MODES && !progress_interrupted(); i++)
 		if (((x.o.modes >> i) & 1) && modes[i]->run(&x) < 0) {

@@ -25,6 +25,7 @@ enum copy_kind {
 	CALL_GLIBC,	/* memcpy, nothing else: not durable */
 	CALL_MEMCPY,	/* a kflush_memcpy_fn */
 	CALL_COPY_SAFE,	/* a kflush_copy_safe_fn */
+	CALL_COPY_PAGE,	/* a kflush_copy_page_fn, one page a call */
 	CALL_REP_MOVSB,	/* plain rep movsb, for the seed 000 threshold */
 	CALL_ROOF_COPY,	/* a roof strategy's streaming copy (roof.h) */
 	CALL_ROOF_FILL,	/* a roof strategy's 64-byte pattern fill */
@@ -136,7 +137,7 @@ struct copy_mode {
 };
 
 extern const struct copy_mode copy_mode_struct_page, copy_mode_bulk, copy_mode_sweep,
-	copy_mode_memcpy, copy_mode_copy_safe;
+	copy_mode_memcpy, copy_mode_copy_safe, copy_mode_copy_page;
 
 /* --struct-page sizes the struct-page mode can run: 0, or -1. */
 int copy_check_struct_page(const struct copy_opts *o);

@@ -127,6 +127,15 @@ static uint64_t run_calls(const struct copy_run *x, const struct copy_contender 
 			left += f(d + doff[i], s + soff[i], len[i]);
 		break;
 	}
+	case CALL_COPY_PAGE: {
+		kflush_copy_page_fn f = (kflush_copy_page_fn)k->fn;
+
+		for (size_t i = 0; i < n; i++) {
+			f(d + doff[i], s + soff[i]);
+			bench_barrier();
+		}
+		break;
+	}
 	case CALL_REP_MOVSB:
 		for (size_t i = 0; i < n; i++)
 			rep_movsb(d + doff[i], s + soff[i], len[i]);

@@ -3,7 +3,8 @@
  * copy-bench, memcpy and copy-safe modes (issue 3): kflush_memcpy variants
  * against glibc memcpy and a bare rep movsb, where seed 000's 2048 B
  * threshold falls on this CPU, and kflush_copy_safe variants with seed
- * 001's 128 -> 129 B step.
+ * 001's 128 -> 129 B step; and the copy-page mode: seed 004's copy_page
+ * variants, a call a page.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,36 @@ static int copy_safe_run(struct copy_run *x)
 	return ret;
 }
 
+/*
+ * Whole aligned pages, back to back, as the kernel copies them (copy-on-
+ * write, migration): only the fixed layout, since a page has one size and
+ * one alignment. The hot window and the cold spans start on page
+ * boundaries (buffers.c). kflush_memcpy and glibc run the same 4096 bytes
+ * for reference; every copy_page variant is in the bound report.
+ */
+static int copy_page_run(struct copy_run *x)
+{
+	struct copy_contender v[COPY_MAX_CONTENDERS];
+	size_t nv = 0, *sizes, nsizes;
+	int ret = 0;
+
+	copy_add_variants(x, v, &nv, KFLUSH_OP_COPY_PAGE, CALL_COPY_PAGE);
+	copy_add(x, v, &nv, "kflush_memcpy", BENCH_REF, CALL_MEMCPY, (kflush_fn)kflush_memcpy, 0);
+	copy_add(x, v, &nv, "glibc:memcpy", BENCH_PEER, CALL_GLIBC, NULL, 0);
+	copy_mode_sizes(x, KFLUSH_PAGE_SIZE, KFLUSH_PAGE_SIZE, NULL, 0, &sizes, &nsizes);
+	if (!sizes)
+		return -1;
+	for (int h = 0; h < 2 && !ret && (x->o.layouts & (1u << BENCH_FIXED)); h++) {
+		bool hot = h == 0;
+
+		if (x->o.cache & (hot ? BENCH_HOT : BENCH_COLD))
+			ret = copy_run_group(x, "copy-page", hot, BENCH_FIXED, sizes, nsizes, 0,
+					     8u << 20, v, nv) < 0 ? -1 : 0;
+	}
+	free(sizes);
+	return ret;
+}
+
 const struct copy_mode copy_mode_memcpy = {
 	"memcpy", "1 B..64 KiB: kflush_memcpy variants vs glibc memcpy and rep movsb",
 	memcpy_run,
@@ -128,4 +159,9 @@ const struct copy_mode copy_mode_memcpy = {
 const struct copy_mode copy_mode_copy_safe = {
 	"copy-safe", "8..256 B, hot: kflush_copy_safe variants vs glibc memcpy",
 	copy_safe_run,
+};
+
+const struct copy_mode copy_mode_copy_page = {
+	"copy-page", "4 KiB pages, hot and cold: kflush_copy_page variants vs kflush_memcpy and glibc",
+	copy_page_run,
 };

@@ -112,6 +112,7 @@ static uint64_t run_sp(const struct copy_run *x, const struct copy_contender *k,
 	case CALL_GLIBC:
 	case CALL_MEMCPY:
 	case CALL_COPY_SAFE:
+	case CALL_COPY_PAGE:
 	case CALL_REP_MOVSB:
 	case CALL_ROOF_COPY:
 		break;
