@@ -55,6 +55,17 @@ else
 	fail "clear-bench --csv: $(cat "$T/err")"
 fi
 
+# copy-page has one size: two panels of one point each, on an axis around
+# it, and nothing for gnuplot to warn about ("empty x range" before).
+if "$PMEMTEST" --csv copy-bench --mode copy-page --repeat 2 --buffer 4M > "$T/page.csv" 2> "$T/err"; then
+	plot_png "copy-bench copy-page, one size a panel" "$T/page.csv" 2
+	if grep -qi 'warning' "$T/err"; then
+		fail "copy-page plot: gnuplot warned: $(head -c 300 "$T/err")"
+	fi
+else
+	fail "copy-bench --mode copy-page --csv: $(cat "$T/err")"
+fi
+
 # copy-bench sweep, hot and cold, fixed and random: four panels.
 if "$PMEMTEST" --csv copy-bench --mode sweep --sizes 64,4K --layout fixed,random --repeat 2 \
 	--buffer 4M > "$T/copy.csv" 2> "$T/err"; then

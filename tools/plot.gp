@@ -36,6 +36,7 @@ conts(p) = system(sprintf("awk -F, '%s && $3\"/\"$4\"/\"$5==\"%s\" {print $7}' '
 bound(p) = system(sprintf("awk -F, '%s && $3\"/\"$4\"/\"$5==\"%s\" && $7 ~ /[(]bound[)]/ {print $7; exit}' '%s'", sel, p, in))
 roof(p) = system(sprintf("awk -F, '%s && $3\"/\"$4\"/\"$5==\"%s\" && $8==\"roof\" {s[$7]+=$14; c[$7]++} END {for (k in s) if (s[k]/c[k] > m) {m = s[k]/c[k]; b = k}; print b}' '%s'", sel, p, in))
 peer(p) = system(sprintf("awk -F, '%s && $3\"/\"$4\"/\"$5==\"%s\" && $8==\"peer\" {s[$7]+=$14; c[$7]++} END {for (k in s) if (s[k]/c[k] > m) {m = s[k]/c[k]; b = k}; print b}' '%s'", sel, p, in))
+span(p) = system(sprintf("awk -F, '%s && $3\"/\"$4\"/\"$5==\"%s\" {if (!n++ || $6 < lo) lo = $6; if ($6 > hi) hi = $6} END {print lo, hi}' '%s'", sel, p, in))
 series(p, k) = sprintf("< awk -F, -v k='%s' '%s && $3\"/\"$4\"/\"$5==\"%s\" && $7==k {print $6\",\"$14}' '%s' | sort -t, -k1,1n", k, sel, p, in)
 
 if (out[strlen(out) - 3:] eq ".svg") {
@@ -61,13 +62,23 @@ do for [i = 1:n] {
 	r = roof(p)
 	e = peer(p)
 	set title p
+	# A panel of one size (copy-page's page, one clear extent) has no line
+	# to draw: every contender is a point there, on an axis around it.
+	z = span(p)
+	if (word(z, 1) eq word(z, 2)) {
+		set xrange [real(word(z, 1)) / 2 : real(word(z, 2)) * 2]
+		grey = "linespoints pt 7 ps 0.5"
+	} else {
+		set autoscale x
+		grey = "lines"
+	}
 	# The others first, thin and grey under one key entry, then the roof,
 	# the best peer and the bound variant on top. The command is built, as
 	# a plot clause for a missing line would still read its (empty) data.
 	o = ""
 	do for [j = 1:words(c)] { k = word(c, j); if (!(k eq b || k eq e || k eq r)) { o = o . " " . k } }
 	cmd = ""
-	if (words(o)) { cmd = cmd . ", for [j = 1:words(o)] series(p, word(o, j)) using 1:2 with lines lw 1 lc rgb '#bbbbbb' title (j == 1 ? 'others' : '')" }
+	if (words(o)) { cmd = cmd . ", for [j = 1:words(o)] series(p, word(o, j)) using 1:2 with " . grey . " lw 1 lc rgb '#bbbbbb' title (j == 1 ? 'others' : '')" }
 	if (strlen(r)) { cmd = cmd . ", series(p, r) using 1:2 with lines lw 2 dt 3 lc rgb 'black' title r" }
 	if (strlen(e)) { cmd = cmd . ", series(p, e) using 1:2 with linespoints lw 3 dt 2 pt 6 ps 0.6 lc rgb '#d62728' title e . ' (best peer)'" }
 	if (strlen(b)) { cmd = cmd . ", series(p, b) using 1:2 with linespoints lw 3 pt 7 ps 0.6 lc rgb '#1f77b4' title b" }
