@@ -90,7 +90,7 @@ small="--buffer 4M --rounds 2 --sizes 1,64,4K,1M --span 64K --struct-page 64,80"
 # shellcheck disable=SC2086
 expect_rc 0 "$PMEMTEST" --csv copy-bench $small
 cp "$tmp/out" "$tmp/copy.csv"
-check_csv "$tmp/copy.csv" struct-page bulk sweep memcpy copy-safe copy-page
+check_csv "$tmp/copy.csv" struct-page bulk sweep memcpy copy-safe copy-page move
 grep -q '^median,copy-bench,struct-page,cold,packed,64,memcpy_flushcache(const),' "$tmp/copy.csv" ||
 	fail "no constant-size struct-page row"
 grep -q '^median,copy-bench,sweep,cold,fixed,4096,roof:' "$tmp/copy.csv" || fail "no sweep roof"
@@ -103,6 +103,18 @@ for c in hot cold; do
 		fail "copy-page $c: no copy_page:mov"
 	grep -q "^median,copy-bench,copy-page,$c,fixed,4096,copy_page:[a-z_]*(bound),kflush," "$tmp/copy.csv" ||
 		fail "copy-page $c: no bound copy_page variant"
+done
+# move: the down and up layouts and only there, hot and cold, with the
+# bound memmove_flushcache variant and PMDK's memmove in each.
+awk -F, '$1 == "median" && (($3 == "move") != ($5 == "down" || $5 == "up")) { bad = 1 }
+	END { exit bad }' "$tmp/copy.csv" || fail "a move row outside down/up, or down/up outside move"
+for c in hot cold; do
+	for l in down up; do
+		grep -q "^median,copy-bench,move,$c,$l,64,memmove_flushcache:[a-z0-9_]*(bound),kflush," "$tmp/copy.csv" ||
+			fail "move $c $l: no bound memmove_flushcache variant at 64 B"
+		grep -q "^median,copy-bench,move,$c,$l,4096,pmdk:memmove_nt,peer," "$tmp/copy.csv" ||
+			fail "move $c $l: no pmdk:memmove_nt at 4 KiB"
+	done
 done
 # shellcheck disable=SC2086
 expect_rc 0 "$PMEMTEST" --json copy-bench $small --mode sweep,copy-safe --cache hot

@@ -147,11 +147,11 @@ if ! "$PMEMTEST" copy-bench --list > "$T/out" 2> "$T/err"; then
 	fail "copy-bench --list: exit $?: $(cat "$T/err")"
 else
 	missing=
-	for m in struct-page bulk sweep memcpy copy-safe copy-page; do
+	for m in struct-page bulk sweep memcpy copy-safe copy-page move; do
 		grep -q "^$m: " "$T/out" || missing="$missing $m"
 	done
 	for c in 'memcpy_flushcache:.*(bound)' 'pmdk:memcpy_nt' 'glibc:memcpy' 'roof:' 'copy_safe:' \
-		 'copy_page:.*(bound)'; do
+		 'copy_page:.*(bound)' 'memmove_flushcache:.*(bound)' 'pmdk:memmove_nt'; do
 		grep -q "^ .*$c" "$T/out" || missing="$missing $c"
 	done
 	if [ -n "$missing" ]; then

@@ -37,6 +37,7 @@ struct bench_bufs {
 	struct pmem2_source *psrc;
 	struct pmem2_map *map;		/* NULL if libpmem2 could not map */
 	pmem2_memcpy_fn pmem_memcpy;
+	pmem2_memmove_fn pmem_memmove;
 	pmem2_memset_fn pmem_memset;
 	pmem2_drain_fn pmem_drain;
 	const char *granularity;	/* as libpmem2 reports it */
@@ -76,6 +77,13 @@ enum bench_layout {
 	BENCH_FIXED,	/* every call exactly size bytes, line-aligned */
 	BENCH_RANDOM,	/* sizes within +-25 % of size, offsets 0..63 */
 	BENCH_MIX,	/* sizes log-uniform in [lo, size], offsets 0..63 */
+	/*
+	 * Moves within the destination buffer, size bytes each, the source
+	 * a quarter of the size above the destination (down: a forward
+	 * move) or below it (up: a backward one).
+	 */
+	BENCH_DOWN,
+	BENCH_UP,
 };
 
 /* @budget: bytes one sample aims to move; hot: stay within @hot_span. */

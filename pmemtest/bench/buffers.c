@@ -128,6 +128,7 @@ static int map_pmem2(struct bench_bufs *b, size_t alloc)
 	}
 	b->dst = pmem2_map_get_address(b->map);
 	b->pmem_memcpy = pmem2_get_memcpy_fn(b->map);
+	b->pmem_memmove = pmem2_get_memmove_fn(b->map);
 	b->pmem_memset = pmem2_get_memset_fn(b->map);
 	b->pmem_drain = pmem2_get_drain_fn(b->map);
 	b->granularity = gran_name(pmem2_map_get_store_granularity(b->map));
@@ -243,6 +244,8 @@ static size_t pick_len(enum bench_layout layout, size_t size, size_t lo, uint64_
 
 	switch (layout) {
 	case BENCH_FIXED:
+	case BENCH_DOWN:
+	case BENCH_UP:
 		return size;
 	case BENCH_RANDOM:
 		a = size - size / 4;
@@ -263,7 +266,9 @@ int bench_calls_make(struct bench_calls *c, enum bench_layout layout, size_t siz
 		     size_t lo, size_t budget, size_t max_calls, bool hot, size_t hot_span,
 		     uint64_t *rng)
 {
-	size_t maxlen = layout == BENCH_RANDOM ? size + size / 4 : size;
+	bool move = layout == BENCH_DOWN || layout == BENCH_UP;
+	size_t delta = move ? size / 4 : 0;
+	size_t maxlen = layout == BENCH_RANDOM ? size + size / 4 : size + delta;
 	size_t stride = line_up(maxlen) + (layout == BENCH_FIXED ? 0 : 64);
 	size_t n, pos = 0;
 
@@ -294,7 +299,11 @@ int bench_calls_make(struct bench_calls *c, enum bench_layout layout, size_t siz
 
 		if (len < 1)
 			len = 1;
-		if (layout != BENCH_FIXED) {
+		if (move) {
+			/* The two ends of one move overlap unless the size is under 4. */
+			od = layout == BENCH_UP ? delta : 0;
+			os = layout == BENCH_DOWN ? delta : 0;
+		} else if (layout != BENCH_FIXED) {
 			od = (size_t)(bench_rand(rng) % 64);
 			os = (size_t)(bench_rand(rng) % 64);
 		}

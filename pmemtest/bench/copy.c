@@ -17,7 +17,7 @@
 /* The modes, in the order they run; --mode LIST picks by index. */
 static const struct copy_mode *const modes[] = {
 	&copy_mode_struct_page, &copy_mode_bulk, &copy_mode_sweep,
-	&copy_mode_memcpy, &copy_mode_copy_safe, &copy_mode_copy_page,
+	&copy_mode_memcpy, &copy_mode_copy_safe, &copy_mode_copy_page, &copy_mode_move,
 };
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
 
@@ -48,6 +48,10 @@ static void usage(FILE *f)
 "               glibc memcpy; reports the 128 -> 129 B step of each variant\n"
 "  copy-page    4 KiB pages, one call each, hot and cold: kflush_copy_page\n"
 "               variants vs kflush_memcpy and glibc memcpy of 4096 B\n"
+"  move         16 B..16 MiB moves whose ends overlap, down (source a quarter\n"
+"               of the size above) and up (below), hot and cold:\n"
+"               kflush_memmove_flushcache variants vs PMDK memmove_fn and glibc\n"
+"               memmove + kflush_flush\n"
 "\n"
 "Options:\n"
 "  -m, --mode LIST         modes to run (see above), or all\n"
@@ -60,7 +64,7 @@ static void usage(FILE *f)
 "  -p, --struct-page LIST  struct page sizes for struct-page, multiples of 8\n"
 "                          from 8 to 4096 (default 64,80,96)\n"
 "      --cache WHICH       hot, cold or both (default both)\n"
-"  -l, --layout LIST       fixed, random, mix (default all three)\n"
+"  -l, --layout LIST       fixed, random, mix; down, up for move (default all)\n"
 "      --seed N            seed of the random sizes and offsets (default 1)\n"
 "      --span SIZE         struct-page bytes written per sample (default: the\n"
 "                          whole buffer for 64 B, a quarter of it for other\n"
@@ -171,7 +175,7 @@ static int parse_opts(struct copy_opts *o, int argc, char **argv)
 			}
 			break;
 		case 'l':
-			if (parse_list(optarg, copy_layout_names, 3, &o->layouts))
+			if (parse_list(optarg, copy_layout_names, COPY_NR_LAYOUTS, &o->layouts))
 				return -1;
 			break;
 		case 'S':
@@ -240,7 +244,7 @@ static json_object *options_json(const struct copy_opts *o)
 	output_set(j, "struct_page", sizes_json(o->sp, o->nsp));
 	output_set(j, "span", o->sp_span ? json_object_new_int64((int64_t)o->sp_span) : NULL);
 	output_set(j, "cache", names_json(o->cache, cache_names, 2));
-	output_set(j, "layout", names_json(o->layouts, copy_layout_names, 3));
+	output_set(j, "layout", names_json(o->layouts, copy_layout_names, COPY_NR_LAYOUTS));
 	output_set(j, "seed", json_object_new_int64((int64_t)o->seed));
 	output_set(j, "clock", output_str(bench_clock_short()));
 	output_set(j, "only", output_str(o->only));
@@ -310,7 +314,7 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 	x.o.buffer = 1u << 30;
 	x.o.modes = (1u << NR_MODES) - 1;
 	x.o.cache = BENCH_HOT | BENCH_COLD;
-	x.o.layouts = 7;
+	x.o.layouts = (1u << COPY_NR_LAYOUTS) - 1;
 	x.o.seed = 1;
 	x.o.max_calls = 16384;
 	x.o.hot_max = 1u << 20;

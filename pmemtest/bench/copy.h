@@ -21,8 +21,10 @@ enum copy_kind {
 	CALL_CONST,	/* inline memcpy_flushcache() with a constant size */
 	CALL_GENERIC,	/* kflush_memcpy_flushcache() with a non-constant size */
 	CALL_PMEM,	/* pmem2 memcpy_fn with flags, pmem2 drain at the end */
+	CALL_PMEM_MOVE,	/* pmem2 memmove_fn with flags, pmem2 drain at the end */
 	CALL_GLIBC_FLUSH,	/* memcpy + kflush_flush per call, drain at the end */
 	CALL_GLIBC,	/* memcpy, nothing else: not durable */
+	CALL_GLIBC_MOVE_FLUSH,	/* memmove + kflush_flush per call, drain at the end */
 	CALL_MEMCPY,	/* a kflush_memcpy_fn */
 	CALL_COPY_SAFE,	/* a kflush_copy_safe_fn */
 	CALL_COPY_PAGE,	/* a kflush_copy_page_fn, one page a call */
@@ -127,7 +129,8 @@ int copy_run_layouts(struct copy_run *x, const char *mode, const size_t *sizes, 
 /* The sizes a mode sweeps: --sizes within [lo, hi], else log-spaced. */
 void copy_mode_sizes(const struct copy_run *x, size_t lo, size_t hi, const size_t *extra,
 		     size_t nextra, size_t **out, size_t *n);
-extern const char *const copy_layout_names[3];
+#define COPY_NR_LAYOUTS 5
+extern const char *const copy_layout_names[COPY_NR_LAYOUTS];
 
 /* A mode: what --mode names, one line for the help, and its run. */
 struct copy_mode {
@@ -137,7 +140,7 @@ struct copy_mode {
 };
 
 extern const struct copy_mode copy_mode_struct_page, copy_mode_bulk, copy_mode_sweep,
-	copy_mode_memcpy, copy_mode_copy_safe, copy_mode_copy_page;
+	copy_mode_memcpy, copy_mode_copy_safe, copy_mode_copy_page, copy_mode_move;
 
 /* --struct-page sizes the struct-page mode can run: 0, or -1. */
 int copy_check_struct_page(const struct copy_opts *o);

@@ -11,8 +11,9 @@
 #include "kflush.h"
 #include "copy.h"
 
-const char *const copy_layout_names[3] = {
+const char *const copy_layout_names[COPY_NR_LAYOUTS] = {
 	[BENCH_FIXED] = "fixed", [BENCH_RANDOM] = "random", [BENCH_MIX] = "mix",
+	[BENCH_DOWN] = "down", [BENCH_UP] = "up",
 };
 
 void copy_add(struct copy_run *x, struct copy_contender *v, size_t *n, const char *name,
@@ -136,6 +137,21 @@ static uint64_t run_calls(const struct copy_run *x, const struct copy_contender 
 		}
 		break;
 	}
+	case CALL_PMEM_MOVE: {
+		pmem2_memmove_fn f = x->b.pmem_memmove;
+
+		for (size_t i = 0; i < n; i++)
+			f(d + doff[i], s + soff[i], len[i], k->flags);
+		x->b.pmem_drain();
+		break;
+	}
+	case CALL_GLIBC_MOVE_FLUSH:
+		for (size_t i = 0; i < n; i++) {
+			memmove(d + doff[i], s + soff[i], len[i]);
+			kflush_flush(d + doff[i], len[i]);
+		}
+		kflush_drain();
+		break;
 	case CALL_REP_MOVSB:
 		for (size_t i = 0; i < n; i++)
 			rep_movsb(d + doff[i], s + soff[i], len[i]);
@@ -222,6 +238,9 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
 		       const struct bench_calls *t, const struct copy_contender *v, size_t nv,
 		       unsigned int r0, unsigned int r1)
 {
+	/* A move's source is in the destination buffer, a copy's in its own. */
+	const char *src = layout == BENCH_DOWN || layout == BENCH_UP ? x->b.dst : x->b.src;
+
 	for (unsigned int r = r0; r < r1; r++) {
 		size_t order[COPY_MAX_CONTENDERS];
 
@@ -240,11 +259,11 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
 			if (hot) {
 				off = bench_hot_base(&x->b);
 				warm(x->b.dst + off, t->span);
-				warm(x->b.src + off, t->span);
+				warm(src + off, t->span);
 			} else {
 				off = bench_cold(&x->b, t->span);
 			}
-			ns = run_calls(x, k, t, x->b.dst + off, x->b.src + off);
+			ns = run_calls(x, k, t, x->b.dst + off, src + off);
 			bench_res_add(x->res, g, k->id, size, r, t->n, t->bytes, ns);
 			if (!copy_account(x, k, t->n, t->bytes))
 				return false;

@@ -109,6 +109,8 @@ static uint64_t run_sp(const struct copy_run *x, const struct copy_contender *k,
 		roof_run(k->roof, ROOF_FILL, d, t, *bytes);
 		break;
 	case CALL_GLIBC_FLUSH:
+	case CALL_GLIBC_MOVE_FLUSH:
+	case CALL_PMEM_MOVE:
 	case CALL_GLIBC:
 	case CALL_MEMCPY:
 	case CALL_COPY_SAFE:
