@@ -9,7 +9,11 @@
  *     nothing else, not even a stack store: no frame;
  *   - 80 and 96 bytes to a 16-byte aligned destination: five or six
  *     16-byte NT stores and nothing else;
- *   - the same sizes 8 bytes off that alignment: 8-byte movnti.
+ *   - the same sizes 8 bytes off that alignment: 8-byte movnti;
+ * and for memmove_flushcache's bindable variants: a move of fewer than
+ * 256 bytes whose two ends share a cache line makes no NT store at all
+ * (ordinary stores, written back: libkflush(7)); from 256 bytes, or with
+ * the ends in lines of their own, NT stores again.
  * (Under AddressSanitizer only the NT stores are checked: its frames and
  * stack redzones are ordinary stores.)
  * test_flushcache.c checks the bytes and test_persistence.c the lines;
@@ -172,5 +176,76 @@ Test(flushcache_stores, avx512_movdir64b_stream, .init = setup, .fini = teardown
 			     "stores were movdir64b, documented %zu", n, s.movdir64b, s.nt[64],
 			     want_md);
 	}
+	cr_log_info("%zu instructions stepped", tracer.steps);
+}
+
+/* One traced move in the arena, @dist = dst - src; checks the bytes. */
+static struct seen traced_move(const char *name, kflush_memmove_flushcache_fn fn, size_t n, long dist)
+{
+	static unsigned char want[4096];
+	struct seen s;
+	unsigned char *dst = arena + 8192, *src = dst - dist;
+	char err[256] = "";
+
+	memset(&s, 0, sizeof(s));
+	for (size_t i = 0; i < 16384; i++)
+		arena[i] = (unsigned char)(i * 131 + n);
+	memcpy(want, src, n);
+	cr_assert_eq(tt_call(&tracer, (const void *)fn, (uint64_t)(uintptr_t)dst,
+			     (uint64_t)(uintptr_t)src, n, sink, &s, err, sizeof(err)), 0,
+		     "%s n=%zu dist=%ld: %s", name, n, dist, err);
+	cr_assert(memcmp(dst, want, n) == 0, "%s n=%zu dist=%ld: wrong bytes", name, n, dist);
+	return s;
+}
+
+static size_t nt_stores(const struct seen *s)
+{
+	size_t nt = 0;
+
+	for (size_t w = 0; w <= 64; w++)
+		nt += s->nt[w];
+	return nt;
+}
+
+Test(flushcache_stores, short_moves_in_their_lines, .init = setup, .fini = teardown)
+{
+	static const char *const names[] = { "avx512", "avx2", "movnti" };
+	static const size_t cached[] = { 16, 24, 48, 64, 96, 128, 192, 255 };
+	size_t ran = 0;
+
+	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
+		int idx = kflush_variant_find(KFLUSH_OP_MEMMOVE_FLUSHCACHE, names[v]);
+		kflush_memmove_flushcache_fn fn;
+		struct seen s;
+
+		cr_assert_geq(idx, 0, "no memmove_flushcache %s variant", names[v]);
+		fn = (kflush_memmove_flushcache_fn)kflush_variant_fn(KFLUSH_OP_MEMMOVE_FLUSHCACHE,
+								      (unsigned int)idx);
+		if (!fn) {
+			cr_log_info("%s: not usable on this CPU (after KFLUSH_HWCAPS)", names[v]);
+			continue;
+		}
+		ran++;
+		/* A quarter of the size apart, both ways: copy-bench's move layouts. */
+		for (size_t i = 0; i < sizeof(cached) / sizeof(cached[0]); i++)
+			for (int sign = -1; sign <= 1; sign += 2) {
+				long dist = sign * (long)(cached[i] / 4);
+
+				s = traced_move(names[v], fn, cached[i], dist);
+				cr_expect_eq(nt_stores(&s), 0, "%s n=%zu dist=%ld: %zu NT stores in a move "
+					     "within its lines", names[v], cached[i], dist, nt_stores(&s));
+				cr_expect_gt(s.other, 0, "%s n=%zu dist=%ld: no ordinary store",
+					     names[v], cached[i], dist);
+			}
+		s = traced_move(names[v], fn, 256, 64);
+		cr_expect_gt(nt_stores(&s), 0, "%s n=256 dist=64: no NT store", names[v]);
+		s = traced_move(names[v], fn, 256, -64);
+		cr_expect_gt(nt_stores(&s), 0, "%s n=256 dist=-64: no NT store", names[v]);
+		s = traced_move(names[v], fn, 64, 192);
+		cr_expect_gt(nt_stores(&s), 0, "%s n=64 dist=192 (lines of their own): no NT store",
+			     names[v]);
+	}
+	if (!ran)
+		cr_skip_test("no memmove_flushcache variant of these usable here");
 	cr_log_info("%zu instructions stepped", tracer.steps);
 }
