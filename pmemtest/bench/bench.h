@@ -78,9 +78,9 @@ enum bench_layout {
 	BENCH_RANDOM,	/* sizes within +-25 % of size, offsets 0..63 */
 	BENCH_MIX,	/* sizes log-uniform in [lo, size], offsets 0..63 */
 	/*
-	 * Moves within the destination buffer, size bytes each, the source
-	 * a quarter of the size above the destination (down: a forward
-	 * move) or below it (up: a backward one).
+	 * Moves within the destination buffer, size bytes each, at offsets
+	 * 0..63, the source a quarter of the size above the destination
+	 * (down: a forward move) or below it (up: a backward one).
 	 */
 	BENCH_DOWN,
 	BENCH_UP,

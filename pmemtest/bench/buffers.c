@@ -300,9 +300,15 @@ int bench_calls_make(struct bench_calls *c, enum bench_layout layout, size_t siz
 		if (len < 1)
 			len = 1;
 		if (move) {
-			/* The two ends of one move overlap unless the size is under 4. */
-			od = layout == BENCH_UP ? delta : 0;
-			os = layout == BENCH_DOWN ? delta : 0;
+			/*
+			 * The two ends of one move overlap unless the size is
+			 * under 4; the move starts anywhere in its first line,
+			 * so its edge lines are partial as a caller's are.
+			 */
+			size_t o = (size_t)(bench_rand(rng) % 64);
+
+			od = o + (layout == BENCH_UP ? delta : 0);
+			os = o + (layout == BENCH_DOWN ? delta : 0);
 		} else if (layout != BENCH_FIXED) {
 			od = (size_t)(bench_rand(rng) % 64);
 			os = (size_t)(bench_rand(rng) % 64);

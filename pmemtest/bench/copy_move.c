@@ -4,8 +4,10 @@
  * PMDK's memmove_fn and glibc memmove + kflush_flush, on moves within the
  * destination buffer whose two ends overlap, in both directions: "down"
  * (the source a quarter of the size above the destination, which the
- * variants copy forward) and "up" (below it: they copy backward). A move
- * that does not overlap is a copy, which the sweep measures.
+ * variants copy forward) and "up" (below it: they copy backward), each
+ * at a random offset in its line, as the sweep's random layout places
+ * its copies. A move that does not overlap is a copy, which the sweep
+ * measures.
  */
 #include <stdlib.h>
 
