@@ -13,7 +13,9 @@
  * and for memmove_flushcache's bindable variants: a move of fewer than
  * 256 bytes whose two ends share a cache line makes no NT store at all
  * (ordinary stores, written back: libkflush(7)); from 256 bytes, or with
- * the ends in lines of their own, NT stores again.
+ * the ends in lines of their own, NT stores again, and from 256 bytes
+ * those only in whole destination lines, the partial edge lines cached
+ * (kflush_memmove_flushcache(3)).
  * (Under AddressSanitizer only the NT stores are checked: its frames and
  * stack redzones are ordinary stores.)
  * test_flushcache.c checks the bytes and test_persistence.c the lines;
@@ -180,21 +182,30 @@ Test(flushcache_stores, avx512_movdir64b_stream, .init = setup, .fini = teardown
 }
 
 /* One traced move in the arena, @dist = dst - src; checks the bytes. */
-static struct seen traced_move(const char *name, kflush_memmove_flushcache_fn fn, size_t n, long dist)
+/* A move to arena+8192+@doff from @dist below it; checks the bytes. */
+static void traced_move_to(const char *name, kflush_memmove_flushcache_fn fn, size_t doff, size_t n,
+			   long dist, tt_sink fsink, void *ctx)
 {
 	static unsigned char want[4096];
-	struct seen s;
-	unsigned char *dst = arena + 8192, *src = dst - dist;
+	unsigned char *dst = arena + 8192 + doff, *src = dst - dist;
 	char err[256] = "";
 
-	memset(&s, 0, sizeof(s));
 	for (size_t i = 0; i < 16384; i++)
 		arena[i] = (unsigned char)(i * 131 + n);
 	memcpy(want, src, n);
 	cr_assert_eq(tt_call(&tracer, (const void *)fn, (uint64_t)(uintptr_t)dst,
-			     (uint64_t)(uintptr_t)src, n, sink, &s, err, sizeof(err)), 0,
-		     "%s n=%zu dist=%ld: %s", name, n, dist, err);
-	cr_assert(memcmp(dst, want, n) == 0, "%s n=%zu dist=%ld: wrong bytes", name, n, dist);
+			     (uint64_t)(uintptr_t)src, n, fsink, ctx, err, sizeof(err)), 0,
+		     "%s n=%zu dst+%zu dist=%ld: %s", name, n, doff, dist, err);
+	cr_assert(memcmp(dst, want, n) == 0, "%s n=%zu dst+%zu dist=%ld: wrong bytes", name, n, doff,
+		  dist);
+}
+
+static struct seen traced_move(const char *name, kflush_memmove_flushcache_fn fn, size_t n, long dist)
+{
+	struct seen s;
+
+	memset(&s, 0, sizeof(s));
+	traced_move_to(name, fn, 0, n, dist, sink, &s);
 	return s;
 }
 
@@ -248,4 +259,75 @@ Test(flushcache_stores, short_moves_in_their_lines, .init = setup, .fini = teard
 	if (!ran)
 		cr_skip_test("no memmove_flushcache variant of these usable here");
 	cr_log_info("%zu instructions stepped", tracer.steps);
+}
+
+/* Where a move's NT stores land, against the destination's whole lines. */
+struct edges {
+	uint64_t d0, d1;	/* the destination [d0, d1) */
+	size_t nt_bytes;	/* NT bytes stored in whole destination lines */
+	size_t nt_elsewhere;	/* NT stores not inside one */
+	char first_elsewhere[256];
+};
+
+static void edges_sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
+{
+	struct edges *g = ctx;
+	uint64_t l0 = (g->d0 + 63) & ~(uint64_t)63, l1 = g->d1 & ~(uint64_t)63;
+
+	if (e->kind != TD_STORE_NT)
+		return;
+	if (e->addr >= l0 && e->addr + e->len <= l1) {
+		g->nt_bytes += e->len;
+		return;
+	}
+	if (!g->nt_elsewhere++)
+		snprintf(g->first_elsewhere, sizeof(g->first_elsewhere), "%s at dst%+ld", in->text,
+			 (long)(e->addr - g->d0));
+}
+
+/*
+ * The rule of kflush_memmove_flushcache(3): from 256 bytes, a move stores
+ * its whole destination lines non-temporally and its partial edge lines
+ * with ordinary stores, written back, whichever way it runs and whatever
+ * the destination's alignment (the 8-aligned ones too, where a copy
+ * stores words non-temporally).
+ */
+Test(flushcache_stores, long_moves_cache_their_edges, .init = setup, .fini = teardown)
+{
+	static const char *const names[] = { "avx512", "avx2", "movnti" };
+	static const size_t sizes[] = { 256, 257, 301, 318, 320, 448, 1000, 2600 };
+	static const size_t doffs[] = { 0, 8, 16, 40, 63 };
+	size_t ran = 0;
+
+	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
+		int idx = kflush_variant_find(KFLUSH_OP_MEMMOVE_FLUSHCACHE, names[v]);
+		kflush_memmove_flushcache_fn fn;
+
+		cr_assert_geq(idx, 0, "no memmove_flushcache %s variant", names[v]);
+		fn = (kflush_memmove_flushcache_fn)kflush_variant_fn(KFLUSH_OP_MEMMOVE_FLUSHCACHE,
+								      (unsigned int)idx);
+		if (!fn)
+			continue;
+		ran++;
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			for (size_t o = 0; o < sizeof(doffs) / sizeof(doffs[0]); o++)
+				for (int sign = -1; sign <= 1; sign += 2) {
+					size_t n = sizes[i], doff = doffs[o];
+					long dist = sign * (long)(n / 4);
+					uint64_t d0 = (uint64_t)(uintptr_t)(arena + 8192 + doff);
+					struct edges g = { .d0 = d0, .d1 = d0 + n };
+					size_t whole = (size_t)((g.d1 & ~(uint64_t)63) -
+								((d0 + 63) & ~(uint64_t)63));
+
+					traced_move_to(names[v], fn, doff, n, dist, edges_sink, &g);
+					cr_expect_eq(g.nt_elsewhere, 0, "%s n=%zu dst+%zu dist=%ld: %zu NT "
+						     "stores outside the whole lines, first %s", names[v], n,
+						     doff, dist, g.nt_elsewhere, g.first_elsewhere);
+					cr_expect_eq(g.nt_bytes, whole, "%s n=%zu dst+%zu dist=%ld: %zu NT "
+						     "bytes in the %zu bytes of whole lines", names[v], n,
+						     doff, dist, g.nt_bytes, whole);
+				}
+	}
+	if (!ran)
+		cr_skip_test("no memmove_flushcache variant of these usable here");
 }
