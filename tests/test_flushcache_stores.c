@@ -76,19 +76,26 @@ static void teardown(void)
 }
 
 /* One traced call into the page-aligned arena; checks the bytes. */
-static struct seen traced(const char *name, kflush_memcpy_flushcache_fn fn, size_t doff, size_t n)
+static void traced_with(const char *name, kflush_memcpy_flushcache_fn fn, size_t doff, size_t n,
+			tt_sink fsink, void *ctx)
 {
-	struct seen s;
 	unsigned char *dst = arena + doff, *src = arena + SRC_OFF + 8;
 	char err[256] = "";
 
-	memset(&s, 0, sizeof(s));
 	for (size_t i = 0; i < ARENA; i++)
 		arena[i] = (unsigned char)(i * 131 + n);
 	cr_assert_eq(tt_call(&tracer, (const void *)fn, (uint64_t)(uintptr_t)dst,
-			     (uint64_t)(uintptr_t)src, n, sink, &s, err, sizeof(err)), 0,
+			     (uint64_t)(uintptr_t)src, n, fsink, ctx, err, sizeof(err)), 0,
 		     "%s n=%zu dst+%zu: %s", name, n, doff, err);
 	cr_assert(memcmp(dst, src, n) == 0, "%s n=%zu dst+%zu: wrong bytes", name, n, doff);
+}
+
+static struct seen traced(const char *name, kflush_memcpy_flushcache_fn fn, size_t doff, size_t n)
+{
+	struct seen s;
+
+	memset(&s, 0, sizeof(s));
+	traced_with(name, fn, doff, n, sink, &s);
 	return s;
 }
 
@@ -182,6 +189,86 @@ Test(flushcache_stores, avx512_movdir64b_stream, .init = setup, .fini = teardown
 }
 
 /* One traced move in the arena, @dist = dst - src; checks the bytes. */
+/* Which destination bytes a copy stored non-temporally, and its other stores there. */
+struct cover {
+	uint64_t d0, d1;	/* the destination [d0, d1) */
+	unsigned char nt[8192];	/* per byte: stored by an NT store */
+	size_t cached;		/* ordinary stores into the destination */
+	char first_cached[256];
+};
+
+static void cover_sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
+{
+	struct cover *c = ctx;
+	uint64_t a = e->addr, z = e->addr + e->len;
+
+	if (z <= c->d0 || a >= c->d1 || (e->kind != TD_STORE && e->kind != TD_STORE_NT))
+		return;
+	if (e->kind == TD_STORE) {
+		if (!c->cached++)
+			snprintf(c->first_cached, sizeof(c->first_cached), "%s at dst%+ld", in->text,
+				 (long)(a - c->d0));
+		return;
+	}
+	for (uint64_t p = a < c->d0 ? c->d0 : a; p < z && p < c->d1; p++)
+		c->nt[p - c->d0] = 1;
+}
+
+/*
+ * The rule of kflush_memcpy_flushcache(3): from 1024 bytes a copy stores
+ * every destination byte non-temporally, whatever its alignment (its
+ * unaligned edges too); below, a destination that is not 8-byte aligned
+ * has its first line's bytes stored through the cache.
+ */
+Test(flushcache_stores, long_copies_all_nt, .init = setup, .fini = teardown)
+{
+	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx2", "movdir64b",
+					     "movnti" };
+	static const size_t sizes[] = { 1024, 1027, 1029, 1500, 4099 };
+	static const size_t doffs[] = { 0, 1, 3, 8, 13, 63 };
+	static struct cover c;
+	size_t ran = 0;
+
+	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
+		int idx = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]);
+		kflush_memcpy_flushcache_fn fn;
+
+		cr_assert_geq(idx, 0, "no memcpy_flushcache %s variant", names[v]);
+		fn = (kflush_memcpy_flushcache_fn)kflush_variant_fn(KFLUSH_OP_MEMCPY_FLUSHCACHE,
+								     (unsigned int)idx);
+		if (!fn)
+			continue;
+		ran++;
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			for (size_t o = 0; o < sizeof(doffs) / sizeof(doffs[0]); o++) {
+				size_t n = sizes[i], doff = doffs[o], missed = 0, first = 0;
+
+				memset(&c, 0, sizeof(c));
+				c.d0 = (uint64_t)(uintptr_t)(arena + doff);
+				c.d1 = c.d0 + n;
+				traced_with(names[v], fn, doff, n, cover_sink, &c);
+				for (size_t b = n; b-- > 0;)
+					if (!c.nt[b]) {
+						missed++;
+						first = b;
+					}
+				cr_expect_eq(c.cached, 0, "%s n=%zu dst+%zu: %zu cached stores into the "
+					     "destination, first %s", names[v], n, doff, c.cached,
+					     c.first_cached);
+				cr_expect_eq(missed, 0, "%s n=%zu dst+%zu: %zu bytes not stored NT, first "
+					     "dst+%zu", names[v], n, doff, missed, first);
+			}
+		memset(&c, 0, sizeof(c));
+		c.d0 = (uint64_t)(uintptr_t)(arena + 1);
+		c.d1 = c.d0 + 1023;
+		traced_with(names[v], fn, 1, 1023, cover_sink, &c);
+		cr_expect_gt(c.cached, 0, "%s n=1023 dst+1: no cached store (the edge line below "
+			     "1024 bytes)", names[v]);
+	}
+	if (!ran)
+		cr_skip_test("no memcpy_flushcache variant of these usable here");
+}
+
 /* A move to arena+8192+@doff from @dist below it; checks the bytes. */
 static void traced_move_to(const char *name, kflush_memmove_flushcache_fn fn, size_t doff, size_t n,
 			   long dist, tt_sink fsink, void *ctx)
