@@ -90,7 +90,7 @@ small="--buffer 4M --rounds 2 --sizes 1,64,4K,1M --span 64K --struct-page 64,80"
 # shellcheck disable=SC2086
 expect_rc 0 "$PMEMTEST" --csv copy-bench $small
 cp "$tmp/out" "$tmp/copy.csv"
-check_csv "$tmp/copy.csv" struct-page bulk sweep memcpy copy-safe copy-page move
+check_csv "$tmp/copy.csv" struct-page bulk sweep memcpy copy-safe copy-page move set
 grep -q '^median,copy-bench,struct-page,cold,packed,64,memcpy_flushcache(const),' "$tmp/copy.csv" ||
 	fail "no constant-size struct-page row"
 grep -q '^median,copy-bench,sweep,cold,fixed,4096,roof:' "$tmp/copy.csv" || fail "no sweep roof"
@@ -116,6 +116,23 @@ for c in hot cold; do
 			fail "move $c $l: no pmdk:memmove_nt at 4 KiB"
 	done
 done
+# set: the sweep's layouts, the bound memset_flushcache variant and PMDK's
+# memset in each, and the fill roof only where it stores whole lines of
+# the same bytes (fixed: multiples of 64; random: from 4 KiB).
+for c in hot cold; do
+	for l in fixed random; do
+		grep -q "^median,copy-bench,set,$c,$l,64,memset_flushcache:[a-z0-9_]*(bound),kflush," "$tmp/copy.csv" ||
+			fail "set $c $l: no bound memset_flushcache variant at 64 B"
+		grep -q "^median,copy-bench,set,$c,$l,4096,pmdk:memset_nt,peer," "$tmp/copy.csv" ||
+			fail "set $c $l: no pmdk:memset_nt at 4 KiB"
+		grep -q "^median,copy-bench,set,$c,$l,4096,roof:fill(" "$tmp/copy.csv" ||
+			fail "set $c $l: no fill roof at 4 KiB"
+	done
+	grep -q "^median,copy-bench,set,$c,mix," "$tmp/copy.csv" || fail "set $c: no mix row"
+done
+awk -F, '$1 == "median" && $3 == "set" && $8 == "roof" &&
+	!(($5 == "fixed" && $6 % 64 == 0) || ($5 == "random" && $6 >= 4096)) { bad = 1 }
+	END { exit bad }' "$tmp/copy.csv" || fail "set: a fill roof where it does not store the same lines"
 # shellcheck disable=SC2086
 expect_rc 0 "$PMEMTEST" --json copy-bench $small --mode sweep,copy-safe --cache hot
 cp "$tmp/out" "$tmp/copy.json"

@@ -3,7 +3,8 @@
  * pmemtest copy-bench: every registry variant of the copy operations side by
  * side with PMDK, glibc and the machine's roof, in one run, interleaved.
  * The command: options, the mode table, the report. The modes live in
- * copy_struct_page.c, copy_bulk.c and copy_strings.c; copy_run.c times them.
+ * copy_struct_page.c, copy_bulk.c, copy_strings.c, copy_move.c and
+ * copy_set.c; copy_run.c times them.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 static const struct copy_mode *const modes[] = {
 	&copy_mode_struct_page, &copy_mode_bulk, &copy_mode_sweep,
 	&copy_mode_memcpy, &copy_mode_copy_safe, &copy_mode_copy_page, &copy_mode_move,
+	&copy_mode_set,
 };
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
 
@@ -52,6 +54,9 @@ static void usage(FILE *f)
 "               of the size above) and up (below), at offsets 0..63, hot\n"
 "               and cold: kflush_memmove_flushcache variants vs PMDK\n"
 "               memmove_fn and glibc memmove + kflush_flush\n"
+"  set          1 B..16 MiB plus 4..96, the sweep's layouts, hot and cold:\n"
+"               kflush_memset_flushcache variants vs PMDK memset_fn, glibc\n"
+"               memset + kflush_flush and the fill roof\n"
 "\n"
 "Options:\n"
 "  -m, --mode LIST         modes to run (see above), or all\n"
@@ -358,8 +363,9 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 		       "avx512, movdir64b) and of cached stores with each line written back "
 		       "(cached_clwb), loads batched as the registers allow, one sfence; "
 		       "struct-page roof: the same stores of the template's first line "
-		       "(roof:fill(...)); memcpy, copy-safe and copy-page copy through the cache "
-		       "and have no roof");
+		       "(roof:fill(...)); set roof: those fills of the byte over the whole lines "
+		       "of each memset; memcpy, copy-safe and copy-page copy through the cache, "
+		       "and a move that does not overlap is a copy: they have no roof");
 	progress_begin(&x.prog, "copy-bench", x.planned, g->quiet);
 	for (size_t i = 0; i < NR_MODES && !progress_interrupted(); i++)
 		if (((x.o.modes >> i) & 1) && modes[i]->run(&x) < 0) {

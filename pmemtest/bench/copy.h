@@ -2,7 +2,8 @@
 /*
  * copy-bench's parts. Data flows one way: copy.c (options, the mode table,
  * the report) runs each mode; a mode (copy_struct_page.c, copy_bulk.c,
- * copy_strings.c) registers its contenders and sizes and calls the engine
+ * copy_strings.c, copy_move.c, copy_set.c) registers its contenders and
+ * sizes and calls the engine
  * (copy_run.c), which times them into the result set. Nothing calls back up.
  */
 #ifndef PMEMTEST_BENCH_COPY_H
@@ -25,13 +26,19 @@ enum copy_kind {
 	CALL_GLIBC_FLUSH,	/* memcpy + kflush_flush per call, drain at the end */
 	CALL_GLIBC,	/* memcpy, nothing else: not durable */
 	CALL_GLIBC_MOVE_FLUSH,	/* memmove + kflush_flush per call, drain at the end */
+	CALL_FLUSHSET,	/* a kflush_memset_flushcache_fn of COPY_SET_BYTE, drain at the end */
+	CALL_PMEM_SET,	/* pmem2 memset_fn of COPY_SET_BYTE with flags, pmem2 drain at the end */
+	CALL_GLIBC_SET_FLUSH,	/* memset + kflush_flush per call, drain at the end */
 	CALL_MEMCPY,	/* a kflush_memcpy_fn */
 	CALL_COPY_SAFE,	/* a kflush_copy_safe_fn */
 	CALL_COPY_PAGE,	/* a kflush_copy_page_fn, one page a call */
 	CALL_REP_MOVSB,	/* plain rep movsb, for the seed 000 threshold */
 	CALL_ROOF_COPY,	/* a roof strategy's streaming copy (roof.h) */
-	CALL_ROOF_FILL,	/* a roof strategy's 64-byte pattern fill */
+	CALL_ROOF_FILL,	/* a roof strategy's 64-byte pattern fill (COPY_SET_BYTE here) */
 };
+
+/* The byte the set mode stores: not zero, as the copies' data is not. */
+#define COPY_SET_BYTE 0x5a
 
 #define COPY_MAX_CONTENDERS 32
 
@@ -140,7 +147,7 @@ struct copy_mode {
 };
 
 extern const struct copy_mode copy_mode_struct_page, copy_mode_bulk, copy_mode_sweep,
-	copy_mode_memcpy, copy_mode_copy_safe, copy_mode_copy_page, copy_mode_move;
+	copy_mode_memcpy, copy_mode_copy_safe, copy_mode_copy_page, copy_mode_move, copy_mode_set;
 
 /* --struct-page sizes the struct-page mode can run: 0, or -1. */
 int copy_check_struct_page(const struct copy_opts *o);

@@ -175,9 +175,46 @@ static uint64_t run_calls(const struct copy_run *x, const struct copy_contender 
 			__asm__ __volatile__("sfence" : : : "memory");
 		break;
 	}
+	case CALL_FLUSHSET: {
+		kflush_memset_flushcache_fn f = (kflush_memset_flushcache_fn)k->fn;
+
+		for (size_t i = 0; i < n; i++)
+			f(d + doff[i], COPY_SET_BYTE, len[i]);
+		kflush_drain();
+		break;
+	}
+	case CALL_PMEM_SET: {
+		pmem2_memset_fn f = x->b.pmem_memset;
+
+		for (size_t i = 0; i < n; i++)
+			f(d + doff[i], COPY_SET_BYTE, len[i], k->flags);
+		x->b.pmem_drain();
+		break;
+	}
+	case CALL_GLIBC_SET_FLUSH:
+		for (size_t i = 0; i < n; i++) {
+			memset(d + doff[i], COPY_SET_BYTE, len[i]);
+			kflush_flush(d + doff[i], len[i]);
+		}
+		kflush_drain();
+		break;
+	case CALL_ROOF_FILL: {
+		unsigned char pattern[64];
+
+		/* The set mode's roof: its whole lines, as CALL_ROOF_COPY's. */
+		memset(pattern, COPY_SET_BYTE, sizeof(pattern));
+		for (size_t i = 0; i < n; i++) {
+			uintptr_t a = (uintptr_t)(d + doff[i]), b = a + len[i];
+			uintptr_t a64 = (a + 63) & ~(uintptr_t)63, b64 = b & ~(uintptr_t)63;
+
+			if (b64 > a64)
+				roof_store(k->roof, ROOF_FILL, (void *)a64, pattern, b64 - a64);
+		}
+		roof_fence(k->roof);
+		break;
+	}
 	case CALL_CONST:
 	case CALL_GENERIC:
-	case CALL_ROOF_FILL:
 		break;
 	}
 	t1 = bench_now();
@@ -210,7 +247,7 @@ static bool applies(const struct copy_contender *k, enum bench_layout layout, si
 	 * model 0xcf, sweep, cold random 64 KiB-3 MiB, contenders 1.04-1.11x
 	 * it (other calls, other memory).
 	 */
-	if (k->kind == CALL_ROOF_COPY)
+	if (k->kind == CALL_ROOF_COPY || k->kind == CALL_ROOF_FILL)
 		return layout == BENCH_FIXED ? size >= 64 && size % 64 == 0
 					     : layout == BENCH_RANDOM && size >= ROOF_RANDOM_MIN;
 	return true;

@@ -111,6 +111,9 @@ static uint64_t run_sp(const struct copy_run *x, const struct copy_contender *k,
 	case CALL_GLIBC_FLUSH:
 	case CALL_GLIBC_MOVE_FLUSH:
 	case CALL_PMEM_MOVE:
+	case CALL_FLUSHSET:
+	case CALL_PMEM_SET:
+	case CALL_GLIBC_SET_FLUSH:
 	case CALL_GLIBC:
 	case CALL_MEMCPY:
 	case CALL_COPY_SAFE:
