@@ -215,7 +215,8 @@ static void cover_sink(void *ctx, const struct td_insn *in, const struct td_effe
 }
 
 /*
- * The rule of kflush_memcpy_flushcache(3): from 1024 bytes a copy stores
+ * The rule of kflush_memcpy_flushcache(3) (and of
+ * kflush_memset_flushcache(3), below): from 1024 bytes a copy stores
  * every destination byte non-temporally, whatever its alignment (its
  * unaligned edges too); below, a destination that is not 8-byte aligned
  * has its first line's bytes stored through the cache.
@@ -267,6 +268,60 @@ Test(flushcache_stores, long_copies_all_nt, .init = setup, .fini = teardown)
 	}
 	if (!ran)
 		cr_skip_test("no memcpy_flushcache variant of these usable here");
+}
+
+/* The same rule for kflush_memset_flushcache(3). */
+Test(flushcache_stores, long_sets_all_nt, .init = setup, .fini = teardown)
+{
+	static const char *const names[] = { "avx512", "avx2", "movnti" };
+	static const size_t sizes[] = { 1024, 1027, 1029, 1500, 4099 };
+	static const size_t doffs[] = { 0, 1, 3, 8, 13, 63 };
+	static struct cover c;
+	size_t ran = 0;
+
+	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
+		int idx = kflush_variant_find(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v]);
+		const void *fn;
+
+		cr_assert_geq(idx, 0, "no memset_flushcache %s variant", names[v]);
+		fn = (const void *)kflush_variant_fn(KFLUSH_OP_MEMSET_FLUSHCACHE, (unsigned int)idx);
+		if (!fn)
+			continue;
+		ran++;
+		for (size_t i = 0; i <= sizeof(sizes) / sizeof(sizes[0]); i++)
+			for (size_t o = 0; o < sizeof(doffs) / sizeof(doffs[0]); o++) {
+				/* The last pass: 1023 bytes, one byte into a line, its cached edge. */
+				int below = i == sizeof(sizes) / sizeof(sizes[0]);
+				size_t n = below ? 1023 : sizes[i], doff = below ? 1 : doffs[o], missed = 0;
+				unsigned char *dst = arena + doff;
+				char err[256] = "";
+
+				memset(&c, 0, sizeof(c));
+				memset(arena, 0, 8192);
+				c.d0 = (uint64_t)(uintptr_t)dst;
+				c.d1 = c.d0 + n;
+				cr_assert_eq(tt_call(&tracer, fn, c.d0, 0xa5, n, cover_sink, &c, err,
+						     sizeof(err)), 0, "%s n=%zu dst+%zu: %s", names[v], n, doff,
+					     err);
+				for (size_t b = 0; b < n; b++) {
+					cr_assert_eq(dst[b], 0xa5, "%s n=%zu dst+%zu: byte %zu wrong", names[v],
+						     n, doff, b);
+					missed += !c.nt[b];
+				}
+				if (below) {
+					cr_expect_gt(c.cached, 0, "%s n=1023 dst+1: no cached store (the "
+						     "edge line below 1024 bytes)", names[v]);
+					break;
+				}
+				cr_expect_eq(c.cached, 0, "%s n=%zu dst+%zu: %zu cached stores into the "
+					     "destination, first %s", names[v], n, doff, c.cached,
+					     c.first_cached);
+				cr_expect_eq(missed, 0, "%s n=%zu dst+%zu: %zu bytes not stored NT",
+					     names[v], n, doff, missed);
+			}
+	}
+	if (!ran)
+		cr_skip_test("no memset_flushcache variant of these usable here");
 }
 
 /* A move to arena+8192+@doff from @dist below it; checks the bytes. */
