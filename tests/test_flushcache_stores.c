@@ -18,6 +18,8 @@
  * (kflush_memmove_flushcache(3)).
  * (Under AddressSanitizer only the NT stores are checked: its frames and
  * stack redzones are ordinary stores.)
+ * Below 1024 bytes the cached edge lines of a copy are prefetched before
+ * its first store; from 1024 bytes, and for a fill, every byte is NT.
  * test_flushcache.c checks the bytes and test_persistence.c the lines;
  * this catches a path that is correct but not the one measured (a
  * condition that can never be true still copies right, through movnti).
@@ -265,6 +267,73 @@ Test(flushcache_stores, long_copies_all_nt, .init = setup, .fini = teardown)
 		traced_with(names[v], fn, 1, 1023, cover_sink, &c);
 		cr_expect_gt(c.cached, 0, "%s n=1023 dst+1: no cached store (the edge line below "
 			     "1024 bytes)", names[v]);
+	}
+	if (!ran)
+		cr_skip_test("no memcpy_flushcache variant of these usable here");
+}
+
+/* Prefetches run before the first store into the destination. */
+struct asked {
+	uint64_t d0, d1;
+	int stored;
+	size_t prefetches;
+};
+
+static void asked_sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
+{
+	struct asked *a = ctx;
+
+	if ((e->kind == TD_STORE || e->kind == TD_STORE_NT) && e->addr < a->d1 &&
+	    e->addr + e->len > a->d0)
+		a->stored = 1;
+	else if (!a->stored && !strncmp(in->text, "prefetch", 8))
+		a->prefetches++;
+}
+
+/*
+ * flushcache_lines() below 1024 bytes (lib/x86_64/flushcache.h says why):
+ * each edge line the copy writes through the cache is prefetched before
+ * the copy's first store, and a copy without cached edges prefetches
+ * nothing.
+ */
+Test(flushcache_stores, cached_edges_prefetched, .init = setup, .fini = teardown)
+{
+	static const struct {
+		size_t n, doff;
+	} cases[] = { { 100, 1 }, { 300, 3 }, { 1000, 13 }, { 301, 8 }, { 263, 1 }, { 1000, 0 },
+		      { 1023, 0 }, { 40, 9 } };
+	static const char *const names[] = { "avx512", "avx2", "movnti" };
+	size_t ran = 0;
+
+	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
+		int idx = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]);
+		kflush_memcpy_flushcache_fn fn;
+
+		cr_assert_geq(idx, 0, "no memcpy_flushcache %s variant", names[v]);
+		fn = (kflush_memcpy_flushcache_fn)kflush_variant_fn(KFLUSH_OP_MEMCPY_FLUSHCACHE,
+								     (unsigned int)idx);
+		if (!fn)
+			continue;
+		ran++;
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			/*
+			 * kflush_memcpy_flushcache(3): a destination not 8-byte
+			 * aligned has its first line's part cached; so has its last
+			 * line's when the rest leaves 1..3 bytes after the last
+			 * 4-byte store (unless the first line's part is all of it).
+			 */
+			size_t n = cases[i].n, doff = cases[i].doff;
+			size_t head = doff % 8 ? 64 - doff % 64 : 0;
+			size_t want = head >= n ? 1 : (head > 0) + ((n - head) % 4 != 0);
+			struct asked a = { 0 };
+
+			a.d0 = (uint64_t)(uintptr_t)(arena + cases[i].doff);
+			a.d1 = a.d0 + cases[i].n;
+			traced_with(names[v], fn, cases[i].doff, cases[i].n, asked_sink, &a);
+			cr_expect_eq(a.prefetches, want, "%s n=%zu dst+%zu: %zu prefetches before the "
+				     "first store, want %zu (its cached edge lines)", names[v], n, doff,
+				     a.prefetches, want);
+		}
 	}
 	if (!ran)
 		cr_skip_test("no memcpy_flushcache variant of these usable here");

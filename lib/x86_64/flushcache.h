@@ -222,7 +222,21 @@ KFLUSH_INLINE void flushcache_lines(char *d, const char *s, size_t n, size_t blo
 		return;
 	}
 
+	/*
+	 * Ask for the cached edge lines first: where one is not in the cache,
+	 * its read then overlaps the source loads instead of holding up every
+	 * store behind it. Intel family 6 model 0xa7, copy-bench sweep, three
+	 * runs of 11 rounds, CPU time, random sizes and offsets, ns per copy
+	 * before and after (PMDK's NT copy beside them): cold 128 B 72 and
+	 * 71 (61, 70), 512 B 152 and 124 (138, 133), 768 B 203 and 158 (185,
+	 * 188), the 1 B-4 KiB mix 107 and 96 (110, 108); hot the same within
+	 * 1-3 ns. The fill gained nothing from it (no loads to overlap).
+	 */
 	split_edges(d, n, &head, &tail);
+	if (head)
+		__builtin_prefetch(d, 1, 3);
+	if (tail)
+		__builtin_prefetch(d + n - 1, 1, 3);
 	cached_copy_wb(d, s, head);
 	d += head;
 	s += head;
