@@ -61,6 +61,15 @@ static void sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
 			 td_kind_name(e->kind));
 }
 
+/* The registry's variant @name of @op (it must exist); NULL if this CPU cannot run it. */
+static kflush_fn variant(enum kflush_op op, const char *name)
+{
+	int idx = kflush_variant_find(op, name);
+
+	cr_assert_geq(idx, 0, "no %s variant %s", kflush_op_name(op), name);
+	return kflush_variant_fn(op, (unsigned int)idx);
+}
+
 static void setup(void)
 {
 	char why[160] = "";
@@ -127,13 +136,10 @@ Test(flushcache_stores, vector_struct_pages, .init = setup, .fini = teardown)
 	size_t ran = 0;
 
 	for (size_t v = 0; v < sizeof(vec) / sizeof(vec[0]); v++) {
-		int idx = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, vec[v].name);
-		kflush_memcpy_flushcache_fn fn;
+		kflush_memcpy_flushcache_fn fn =
+			(kflush_memcpy_flushcache_fn)variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, vec[v].name);
 		struct seen s;
 
-		cr_assert_geq(idx, 0, "no %s variant", vec[v].name);
-		fn = (kflush_memcpy_flushcache_fn)kflush_variant_fn(KFLUSH_OP_MEMCPY_FLUSHCACHE,
-								     (unsigned int)idx);
 		if (!fn) {
 			cr_log_info("%s: not usable on this CPU (after KFLUSH_HWCAPS)", vec[v].name);
 			continue;
@@ -164,12 +170,9 @@ Test(flushcache_stores, vector_struct_pages, .init = setup, .fini = teardown)
 Test(flushcache_stores, avx512_movdir64b_stream, .init = setup, .fini = teardown)
 {
 	static const size_t sizes[] = { (512u << 10) - 64, 512u << 10 };
-	int idx = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b");
-	kflush_memcpy_flushcache_fn fn;
+	kflush_memcpy_flushcache_fn fn =
+		(kflush_memcpy_flushcache_fn)variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b");
 
-	cr_assert_geq(idx, 0, "no avx512_movdir64b variant");
-	fn = (kflush_memcpy_flushcache_fn)kflush_variant_fn(KFLUSH_OP_MEMCPY_FLUSHCACHE,
-							     (unsigned int)idx);
 	if (!fn)
 		cr_skip_test("avx512_movdir64b needs avx512f and movdir64b, which this CPU "
 			     "(after KFLUSH_HWCAPS) lacks");
@@ -233,12 +236,9 @@ Test(flushcache_stores, long_copies_all_nt, .init = setup, .fini = teardown)
 	size_t ran = 0;
 
 	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
-		int idx = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]);
-		kflush_memcpy_flushcache_fn fn;
+		kflush_memcpy_flushcache_fn fn =
+			(kflush_memcpy_flushcache_fn)variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]);
 
-		cr_assert_geq(idx, 0, "no memcpy_flushcache %s variant", names[v]);
-		fn = (kflush_memcpy_flushcache_fn)kflush_variant_fn(KFLUSH_OP_MEMCPY_FLUSHCACHE,
-								     (unsigned int)idx);
 		if (!fn)
 			continue;
 		ran++;
@@ -306,12 +306,9 @@ Test(flushcache_stores, cached_edges_prefetched, .init = setup, .fini = teardown
 	size_t ran = 0;
 
 	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
-		int idx = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]);
-		kflush_memcpy_flushcache_fn fn;
+		kflush_memcpy_flushcache_fn fn =
+			(kflush_memcpy_flushcache_fn)variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]);
 
-		cr_assert_geq(idx, 0, "no memcpy_flushcache %s variant", names[v]);
-		fn = (kflush_memcpy_flushcache_fn)kflush_variant_fn(KFLUSH_OP_MEMCPY_FLUSHCACHE,
-								     (unsigned int)idx);
 		if (!fn)
 			continue;
 		ran++;
@@ -349,11 +346,8 @@ Test(flushcache_stores, long_sets_all_nt, .init = setup, .fini = teardown)
 	size_t ran = 0;
 
 	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
-		int idx = kflush_variant_find(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v]);
-		const void *fn;
+		const void *fn = (const void *)variant(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v]);
 
-		cr_assert_geq(idx, 0, "no memset_flushcache %s variant", names[v]);
-		fn = (const void *)kflush_variant_fn(KFLUSH_OP_MEMSET_FLUSHCACHE, (unsigned int)idx);
 		if (!fn)
 			continue;
 		ran++;
@@ -436,13 +430,10 @@ Test(flushcache_stores, short_moves_in_their_lines, .init = setup, .fini = teard
 	size_t ran = 0;
 
 	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
-		int idx = kflush_variant_find(KFLUSH_OP_MEMMOVE_FLUSHCACHE, names[v]);
-		kflush_memmove_flushcache_fn fn;
+		kflush_memmove_flushcache_fn fn =
+			(kflush_memmove_flushcache_fn)variant(KFLUSH_OP_MEMMOVE_FLUSHCACHE, names[v]);
 		struct seen s;
 
-		cr_assert_geq(idx, 0, "no memmove_flushcache %s variant", names[v]);
-		fn = (kflush_memmove_flushcache_fn)kflush_variant_fn(KFLUSH_OP_MEMMOVE_FLUSHCACHE,
-								      (unsigned int)idx);
 		if (!fn) {
 			cr_log_info("%s: not usable on this CPU (after KFLUSH_HWCAPS)", names[v]);
 			continue;
@@ -511,12 +502,9 @@ Test(flushcache_stores, long_moves_cache_their_edges, .init = setup, .fini = tea
 	size_t ran = 0;
 
 	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
-		int idx = kflush_variant_find(KFLUSH_OP_MEMMOVE_FLUSHCACHE, names[v]);
-		kflush_memmove_flushcache_fn fn;
+		kflush_memmove_flushcache_fn fn =
+			(kflush_memmove_flushcache_fn)variant(KFLUSH_OP_MEMMOVE_FLUSHCACHE, names[v]);
 
-		cr_assert_geq(idx, 0, "no memmove_flushcache %s variant", names[v]);
-		fn = (kflush_memmove_flushcache_fn)kflush_variant_fn(KFLUSH_OP_MEMMOVE_FLUSHCACHE,
-								      (unsigned int)idx);
 		if (!fn)
 			continue;
 		ran++;
