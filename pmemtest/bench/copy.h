@@ -133,6 +133,9 @@ int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_la
 int copy_run_layouts(struct copy_run *x, const char *mode, const size_t *sizes, size_t nsizes,
 		     size_t mix_lo, size_t mix_hi, size_t budget, const struct copy_contender *v,
 		     size_t nv, int *hot_fixed);
+/* The small sizes the sweep and set modes add to their ladders: 4..96 B. */
+#define COPY_NR_SMALL_SIZES 8
+extern const size_t copy_small_sizes[COPY_NR_SMALL_SIZES];
 /* The sizes a mode sweeps: --sizes within [lo, hi], else log-spaced. */
 void copy_mode_sizes(const struct copy_run *x, size_t lo, size_t hi, const size_t *extra,
 		     size_t nextra, size_t **out, size_t *n);

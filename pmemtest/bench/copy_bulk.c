@@ -11,8 +11,6 @@
 #include "kflush.h"
 #include "copy.h"
 
-static const size_t small_extra[] = { 4, 8, 16, 32, 48, 64, 80, 96 };
-
 /* Notes on the issues' targets, computed from the medians. */
 static void bulk_targets(struct copy_run *x, int g, const struct copy_contender *v, size_t nv,
 		     const size_t *sizes, size_t nsizes)
@@ -75,7 +73,7 @@ static int do_bulk(struct copy_run *x, bool sweep)
 			 (kflush_fn)kflush_memcpy_temporal, 0);
 	copy_add_roofs(x, v, &nv, ROOF_COPY, CALL_ROOF_COPY, "copy");
 	if (sweep) {
-		copy_mode_sizes(x, 1, 256u << 20, small_extra, 8, &sizes, &nsizes);
+		copy_mode_sizes(x, 1, 256u << 20, copy_small_sizes, COPY_NR_SMALL_SIZES, &sizes, &nsizes);
 		ret = copy_run_layouts(x, "sweep", sizes, nsizes, 1, 4096, 8u << 20, v, nv, NULL);
 	} else {
 		unsigned int save = x->o.layouts, cache = x->o.cache;

@@ -412,6 +412,8 @@ int copy_run_layouts(struct copy_run *x, const char *mode, const size_t *sizes, 
 	return 0;
 }
 
+const size_t copy_small_sizes[COPY_NR_SMALL_SIZES] = { 4, 8, 16, 32, 48, 64, 80, 96 };
+
 /* The sizes a mode sweeps: --sizes, else log-spaced within its range. */
 void copy_mode_sizes(const struct copy_run *x, size_t lo, size_t hi, const size_t *extra,
 		       size_t nextra, size_t **out, size_t *n)

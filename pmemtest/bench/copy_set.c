@@ -10,8 +10,6 @@
 
 #include "copy.h"
 
-static const size_t small_extra[] = { 4, 8, 16, 32, 48, 64, 80, 96 };
-
 static int set_run(struct copy_run *x)
 {
 	struct copy_contender v[COPY_MAX_CONTENDERS];
@@ -28,8 +26,7 @@ static int set_run(struct copy_run *x)
 	copy_add(x, v, &nv, "ref:kflush_memset_temporal", BENCH_REF, CALL_FLUSHSET,
 		 (kflush_fn)kflush_memset_temporal, 0);
 	copy_add_roofs(x, v, &nv, ROOF_FILL, CALL_ROOF_FILL, "fill");
-	copy_mode_sizes(x, 1, 16u << 20, small_extra, sizeof(small_extra) / sizeof(small_extra[0]),
-			&sizes, &nsizes);
+	copy_mode_sizes(x, 1, 16u << 20, copy_small_sizes, COPY_NR_SMALL_SIZES, &sizes, &nsizes);
 	if (!sizes)
 		return -1;
 	ret = copy_run_layouts(x, "set", sizes, nsizes, 1, 4096, 8u << 20, v, nv, NULL);
