@@ -183,7 +183,7 @@ KFLUSH_INLINE size_t nt_copy_body(char **d, const char **s, size_t n, size_t blo
  * in the cache wait for it to leave. Intel family 6 model 0xa7,
  * copy-bench sweep, two runs, time NT edges / cached edges, random sizes
  * and offsets: cold 0.59-0.76 at 192 B-2 KiB, 0.85-0.94 at 3-8 KiB; hot
- * 1.13-2.6 at 8-768 B, 0.90-0.94 from 1 KiB (libkflush(7)).
+ * 1.13-2.6 at 8-768 B, 0.90-1.01 from 1 KiB (libkflush(7)).
  */
 #define FLUSHCACHE_NT_EDGES_MIN 1024
 

@@ -102,10 +102,11 @@ KFLUSH_INLINE int move_shares_lines(const char *d, const char *s, size_t n)
  * 50-104 with NT edge words (34-76), 33-69 with cached edges; forward
  * 53-101 (42-76) against 38-69; cold 0.86-0.98x PMDK's speed against
  * 0.98-1.24x. Caching only an edge line that holds source bytes left
- * the forward moves at 0.97-1.00x PMDK hot. A copy keeps its NT edge
- * words (flushcache_lines()): cached edges there cost a read of each
- * cold edge line (sweep cold random 384-768 B, 1.1x the time) and
- * gained nothing hot. Below FLUSHCACHE_BULK_MIN the split is the
+ * the forward moves at 0.97-1.00x PMDK hot. A copy's edges are another
+ * matter (flushcache_lines()): its destination lines are not its
+ * source's, and cached edges in all of them cost it a read of each cold
+ * edge line (sweep cold random 384-768 B, 1.1x the time) and gained
+ * nothing hot. Below FLUSHCACHE_BULK_MIN the split is the
  * copy's; a short move within its own lines is cached and written back
  * (above).
  */
