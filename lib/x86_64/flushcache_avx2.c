@@ -17,7 +17,10 @@ static inline __attribute__((always_inline)) void avx2_line(char *d, const char 
 	_mm256_stream_si256((__m256i *)(d + 32), b);
 }
 
-/* 8 lines: all 16 ymm registers loaded before the first store. */
+/*
+ * 8 lines: all 16 ymm registers loaded before the first store, the
+ * stores then line by line (nt_in_order()).
+ */
 #define AVX2_BLOCK 8
 
 static inline __attribute__((always_inline)) void avx2_block(char *d, const char *s)
@@ -28,8 +31,10 @@ static inline __attribute__((always_inline)) void avx2_block(char *d, const char
 	for (int i = 0; i < 2 * AVX2_BLOCK; i++)
 		v[i] = _mm256_loadu_si256((const __m256i *)(s + i * 32));
 	_Pragma("GCC unroll 64")
-	for (int i = 0; i < 2 * AVX2_BLOCK; i++)
+	for (int i = 0; i < 2 * AVX2_BLOCK; i++) {
 		_mm256_stream_si256((__m256i *)(d + i * 32), v[i]);
+		nt_in_order();
+	}
 }
 
 /*

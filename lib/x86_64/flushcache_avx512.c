@@ -13,7 +13,7 @@ static inline __attribute__((always_inline)) void avx512_line(char *d, const cha
 	_mm512_stream_si512((void *)d, _mm512_loadu_si512(s));
 }
 
-/* 32 lines: all 32 zmm registers loaded before the first store. */
+/* 32 lines: all 32 zmm registers loaded before the first store, stored in order. */
 #define AVX512_BLOCK 32
 
 static inline __attribute__((always_inline)) void avx512_block(char *d, const char *s)
@@ -24,8 +24,10 @@ static inline __attribute__((always_inline)) void avx512_block(char *d, const ch
 	for (int i = 0; i < AVX512_BLOCK; i++)
 		v[i] = _mm512_loadu_si512(s + i * LINE);
 	_Pragma("GCC unroll 64")
-	for (int i = 0; i < AVX512_BLOCK; i++)
+	for (int i = 0; i < AVX512_BLOCK; i++) {
 		_mm512_stream_si512((void *)(d + i * LINE), v[i]);
+		nt_in_order();
+	}
 }
 
 /*
