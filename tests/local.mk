@@ -265,6 +265,14 @@ tests_test_flushcache_stores_SOURCES = tests/test_flushcache_stores.c $(TEST_TRA
 tests_test_flushcache_stores_CFLAGS = $(TEST_TRACE_CFLAGS)
 tests_test_flushcache_stores_LDADD = $(TEST_TRACE_LIBS)
 
+# The order of every flush-copy, -move and -memset variant's NT stores:
+# line by line, never back to a line left half written (issue 10).
+check_PROGRAMS += tests/test_flushcache_order
+TESTS += tests/test_flushcache_order
+tests_test_flushcache_order_SOURCES = tests/test_flushcache_order.c $(TEST_TRACE)
+tests_test_flushcache_order_CFLAGS = $(TEST_TRACE_CFLAGS)
+tests_test_flushcache_order_LDADD = $(TEST_TRACE_LIBS)
+
 # pmemtest's roofs (every NT store strategy this CPU has, the best taken,
 # roof errors) and the bound-vs-fastest report, read back with jq; the
 # roof error is forced through PMEMTEST_TEST_ROOF_SCALE, never by timing.

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The order of a flush-copy's non-temporal stores, watched instruction by
+ * instruction (tests/trace/): every variant of memcpy_flushcache,
+ * memmove_flushcache and memset_flushcache the CPU can run writes its
+ * destination line by line. Once a store has gone to another line, no
+ * later store of the call goes back to one it left. A write-combining
+ * buffer leaves when its line is full; lines begun and left half written
+ * stand open together and stream slower (an avx2 block stored out of line
+ * order ran at 0.76-0.80 of the same loop in order: libkflush(7),
+ * lib/x86_64/flush.h). Which way the lines go (up for a copy, down for a
+ * move onto a higher overlapping destination) is the variant's own.
+ *
+ * The destinations are whole aligned lines, so every byte is NT (the
+ * edges' rules are test_flushcache_stores.c's), and long enough for
+ * several of each variant's blocks and its single lines after them;
+ * 512 KiB for the movdir64b lines from there (kflush_memcpy_flushcache(3)).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kflush.h"
+#include "trace/tracer.h"
+
+#define ARENA (1088u << 10)
+#define SRC_OFF (544u << 10)
+#define LINE 64
+#define MAX_LINES ((512u << 10) / LINE)
+
+static struct tt_tracer tracer;
+static unsigned char *arena;
+
+struct order {
+	uint64_t d0, d1;		/* the destination [d0, d1) */
+	long cur;			/* the line the last NT store went to, -1 before */
+	unsigned char left[MAX_LINES];	/* lines stored to and then left */
+	size_t lines;			/* lines begun */
+	size_t reopened;		/* stores into a line left before */
+	size_t outside;			/* NT stores not in the destination */
+	char first[384];
+};
+
+static void note(struct order *o, const struct td_insn *in, uint64_t addr)
+{
+	if (!o->first[0])
+		snprintf(o->first, sizeof(o->first), "%s at dst%+ld", in->text, (long)(addr - o->d0));
+}
+
+static void order_sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
+{
+	struct order *o = ctx;
+
+	if (e->kind != TD_STORE_NT)
+		return;
+	if (e->addr < o->d0 || e->addr + e->len > o->d1) {
+		o->outside++;
+		note(o, in, e->addr);
+		return;
+	}
+	for (uint64_t a = e->addr; a < e->addr + e->len; a = (a | (LINE - 1)) + 1) {
+		long l = (long)((a - o->d0) / LINE);
+
+		if (l == o->cur)
+			continue;
+		if (o->cur >= 0)
+			o->left[o->cur] = 1;
+		if (o->left[l]) {
+			o->reopened++;
+			note(o, in, a);
+		}
+		o->cur = l;
+		o->lines++;
+	}
+}
+
+static void setup(void)
+{
+	char why[160] = "";
+	int r;
+
+	r = tt_start_arena(&tracer, &arena, ARENA, why, sizeof(why));
+	if (r == 1)
+		cr_skip_test("tracer: %s; the stores were not observed", why);
+	cr_assert_eq(r, 0, "tracer: %s", why);
+}
+
+static void teardown(void)
+{
+	tt_stop_arena(&tracer, arena, ARENA);
+}
+
+static void fill_arena(size_t n)
+{
+	for (size_t i = 0; i < ARENA; i++)
+		arena[i] = (unsigned char)(i * 131 + n);
+}
+
+/* One traced call, fn(dst, a1, n), then the order it stored in. */
+static void expect_in_order(enum kflush_op op, unsigned int v, unsigned char *dst, uint64_t a1,
+			    size_t n, const char *layout)
+{
+	static struct order o;
+	const char *name = kflush_variant_name(op, v);
+	char err[256] = "";
+
+	memset(&o, 0, sizeof(o));
+	o.cur = -1;
+	o.d0 = (uint64_t)(uintptr_t)dst;
+	o.d1 = o.d0 + n;
+	cr_assert_eq(tt_call(&tracer, (const void *)kflush_variant_fn(op, v), o.d0, a1, n, order_sink,
+			     &o, err, sizeof(err)), 0, "%s %s n=%zu %s: %s", kflush_op_name(op), name, n,
+		     layout, err);
+	cr_expect_eq(o.reopened, 0, "%s %s n=%zu %s: %zu stores went back to a line left half "
+		     "written, first %s", kflush_op_name(op), name, n, layout, o.reopened, o.first);
+	cr_expect_eq(o.outside, 0, "%s %s n=%zu %s: %zu NT stores outside the destination, first %s",
+		     kflush_op_name(op), name, n, layout, o.outside, o.first);
+	cr_expect_eq(o.lines, n / LINE, "%s %s n=%zu %s: NT stores began %zu lines, want %zu",
+		     kflush_op_name(op), name, n, layout, o.lines, n / LINE);
+}
+
+/* A variant's call stores the destination's lines; @n as the kind of variant needs. */
+static size_t long_enough(enum kflush_op op, unsigned int v)
+{
+	const char *name = kflush_variant_name(op, v);
+
+	/* movdir64b lines from 512 KiB; below, the avx512 block (test_flushcache_stores.c). */
+	if (op == KFLUSH_OP_MEMCPY_FLUSHCACHE && strstr(name, "movdir64b"))
+		return 512u << 10;
+	/* Several 32-line blocks, then seven single lines. */
+	return 4096 + 7 * LINE;
+}
+
+static size_t each_usable(enum kflush_op op, void (*run)(enum kflush_op, unsigned int))
+{
+	size_t ran = 0;
+
+	for (unsigned int v = 0; v < (unsigned int)kflush_variant_count(op); v++) {
+		if (!kflush_variant_fn(op, v)) {
+			cr_log_info("%s %s: not usable on this CPU (after KFLUSH_HWCAPS)",
+				    kflush_op_name(op), kflush_variant_name(op, v));
+			continue;
+		}
+		run(op, v);
+		ran++;
+	}
+	return ran;
+}
+
+static void copy_one(enum kflush_op op, unsigned int v)
+{
+	size_t n = long_enough(op, v);
+
+	/* The source on the same line offset, and 8 bytes off it. */
+	for (size_t soff = 0; soff <= 8; soff += 8) {
+		fill_arena(n);
+		expect_in_order(op, v, arena, (uint64_t)(uintptr_t)(arena + SRC_OFF + soff), n,
+				soff ? "src+8" : "src+0");
+		cr_expect(memcmp(arena, arena + SRC_OFF + soff, n) == 0, "%s %s: wrong bytes",
+			  kflush_op_name(op), kflush_variant_name(op, v));
+	}
+}
+
+static void move_one(enum kflush_op op, unsigned int v)
+{
+	static unsigned char want[4096 + 7 * LINE];
+	const size_t n = sizeof(want);
+	unsigned char *dst = arena + 8192;
+
+	/* Ends overlapping by three quarters, the source above and then below. */
+	for (int sign = -1; sign <= 1; sign += 2) {
+		const unsigned char *src = dst - sign * (long)(n / 4);
+
+		fill_arena(n);
+		memcpy(want, src, n);
+		expect_in_order(op, v, dst, (uint64_t)(uintptr_t)src, n,
+				sign > 0 ? "src below" : "src above");
+		cr_expect(memcmp(dst, want, n) == 0, "%s %s: wrong bytes", kflush_op_name(op),
+			  kflush_variant_name(op, v));
+	}
+}
+
+static void set_one(enum kflush_op op, unsigned int v)
+{
+	const size_t n = long_enough(op, v);
+
+	fill_arena(n);
+	expect_in_order(op, v, arena, 0xa5, n, "fill");
+	for (size_t b = 0; b < n; b++)
+		cr_assert_eq(arena[b], 0xa5, "%s %s: byte %zu wrong", kflush_op_name(op),
+			     kflush_variant_name(op, v), b);
+}
+
+Test(flushcache_order, copies_line_by_line, .init = setup, .fini = teardown)
+{
+	if (!each_usable(KFLUSH_OP_MEMCPY_FLUSHCACHE, copy_one))
+		cr_skip_test("no memcpy_flushcache variant usable here");
+}
+
+Test(flushcache_order, moves_line_by_line, .init = setup, .fini = teardown)
+{
+	if (!each_usable(KFLUSH_OP_MEMMOVE_FLUSHCACHE, move_one))
+		cr_skip_test("no memmove_flushcache variant usable here");
+}
+
+Test(flushcache_order, fills_line_by_line, .init = setup, .fini = teardown)
+{
+	if (!each_usable(KFLUSH_OP_MEMSET_FLUSHCACHE, set_one))
+		cr_skip_test("no memset_flushcache variant usable here");
+}
