@@ -40,6 +40,11 @@ static inline __attribute__((always_inline)) void movnti_block(char *d, const ch
 
 FLUSHCACHE_VARIANT(memcpy_flushcache_movnti, MOVNTI_BLOCK, movnti_block, movnti_line, movnti_line, nt_copy_small)
 
+void flushcache_short(char *d, const char *s, size_t n)
+{
+	flushcache_lines(d, s, n, MOVNTI_BLOCK, movnti_block, movnti_line);
+}
+
 /*
  * A block of movnti lines stores its first line before loading its
  * second, which a backward move must not do: the move's block is one line.
