@@ -98,11 +98,17 @@ static inline __attribute__((always_inline)) void movnti_set_line(char *d, const
 		nt_store8(d + 8 * i, v);
 }
 
-void memset_flushcache_movnti(void *dst, int c, size_t n)
+/* The movnti fill at any length, and every variant's below 256 bytes. */
+void flushset_short(char *d, int c, size_t n)
 {
 	uint64_t v = byte_pattern(c);
 
-	flushset_lines(dst, c, n, &v, movnti_set_line);
+	flushset_lines(d, c, n, &v, movnti_set_line);
+}
+
+void memset_flushcache_movnti(void *dst, int c, size_t n)
+{
+	flushset_short(dst, c, n);
 }
 
 KFLUSH_IMPLS(kflush_memset_flushcache,

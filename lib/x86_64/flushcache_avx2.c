@@ -76,9 +76,11 @@ static inline __attribute__((always_inline)) void avx2_set_line(char *d, const v
 	_mm256_stream_si256((__m256i *)(d + 32), v);
 }
 
-void memset_flushcache_avx2(void *dst, int c, size_t n)
+static __attribute__((noinline)) void avx2_set_lines(char *d, int c, size_t n)
 {
 	__m256i v = _mm256_set1_epi8((char)c);
 
-	flushset_lines(dst, c, n, &v, avx2_set_line);
+	flushset_lines(d, c, n, &v, avx2_set_line);
 }
+
+FLUSHSET_ENTRY(memset_flushcache_avx2, avx2_set_lines)

@@ -90,9 +90,11 @@ static inline __attribute__((always_inline)) void avx512_set_line(char *d, const
 	_mm512_stream_si512((void *)d, _mm512_loadu_si512(p));
 }
 
-void memset_flushcache_avx512(void *dst, int c, size_t n)
+static __attribute__((noinline)) void avx512_set_lines(char *d, int c, size_t n)
 {
 	__m512i v = _mm512_set1_epi8((char)c);
 
-	flushset_lines(dst, c, n, &v, avx512_set_line);
+	flushset_lines(d, c, n, &v, avx512_set_line);
 }
+
+FLUSHSET_ENTRY(memset_flushcache_avx512, avx512_set_lines)
