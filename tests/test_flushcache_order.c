@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "kflush.h"
-#include "trace/tracer.h"
+#include "trace/harness.h"
 
 #define ARENA (1088u << 10)
 #define SRC_OFF (544u << 10)
@@ -76,13 +76,7 @@ static void order_sink(void *ctx, const struct td_insn *in, const struct td_effe
 
 static void setup(void)
 {
-	char why[160] = "";
-	int r;
-
-	r = tt_start_arena(&tracer, &arena, ARENA, why, sizeof(why));
-	if (r == 1)
-		cr_skip_test("tracer: %s; the stores were not observed", why);
-	cr_assert_eq(r, 0, "tracer: %s", why);
+	tp_arena_start(&tracer, &arena, ARENA, "the stores were not observed");
 }
 
 static void teardown(void)

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "kflush.h"
-#include "trace/tracer.h"
+#include "trace/harness.h"
 
 /* Room for two copies of a little over 512 KiB (the stream test). */
 #define ARENA (1088u << 10)
@@ -72,13 +72,7 @@ static kflush_fn variant(enum kflush_op op, const char *name)
 
 static void setup(void)
 {
-	char why[160] = "";
-	int r;
-
-	r = tt_start_arena(&tracer, &arena, ARENA, why, sizeof(why));
-	if (r == 1)
-		cr_skip_test("tracer: %s; the stores were not observed", why);
-	cr_assert_eq(r, 0, "tracer: %s", why);
+	tp_arena_start(&tracer, &arena, ARENA, "the stores were not observed");
 }
 
 static void teardown(void)

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "doc_rules.h"
-#include "trace/tracer.h"
+#include "trace/harness.h"
 
 #define ARENA (96u << 10)
 #define FAR (40u << 10)		/* the other buffer's distance, before the mod-64 part */
@@ -52,17 +52,13 @@ static void sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
 
 static void setup(void)
 {
-	char why[160] = "";
-	int idx = kflush_variant_find(KFLUSH_OP_MEMCPY, "tuned"), r;
+	int idx = kflush_variant_find(KFLUSH_OP_MEMCPY, "tuned");
 
 	cr_assert_geq(idx, 0, "no tuned variant");
 	tuned = (kflush_memcpy_fn)kflush_variant_fn(KFLUSH_OP_MEMCPY, (unsigned int)idx);
 	if (!tuned)
 		cr_skip_test("tuned needs erms and avx2, which this CPU (after KFLUSH_HWCAPS) lacks");
-	r = tt_start_arena(&tracer, &arena, ARENA, why, sizeof(why));
-	if (r == 1)
-		cr_skip_test("tracer: %s; the path of tuned was not observed", why);
-	cr_assert_eq(r, 0, "tracer: %s", why);
+	tp_arena_start(&tracer, &arena, ARENA, "the path of tuned was not observed");
 }
 
 static void teardown(void)

@@ -77,6 +77,16 @@ void tp_setup(void)
 		cr_log_info("KFLUSH_TEST_QUICK: one case per class, not the full plan");
 }
 
+void tp_arena_start(struct tt_tracer *t, unsigned char **arena, size_t len, const char *unobserved)
+{
+	char why[160] = "";
+	int r = tt_start_arena(t, arena, len, why, sizeof(why));
+
+	if (r == 1)
+		cr_skip_test("tracer: %s; %s", why, unobserved);
+	cr_assert_eq(r, 0, "tracer: %s", why);
+}
+
 void tp_teardown(void)
 {
 	tt_stop(&tracer);

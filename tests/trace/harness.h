@@ -49,6 +49,12 @@ void tp_setup(void);
 void tp_teardown(void);
 
 /*
+ * For a test that traces its own calls into an arena (tt_start_arena()):
+ * starts it, or skips the test saying what went @unobserved.
+ */
+void tp_arena_start(struct tt_tracer *t, unsigned char **arena, size_t len, const char *unobserved);
+
+/*
  * Trace one call. Returns the number of violations (0: the contract held);
  * msg gets "name n=.. dst+.. src+..: <report>". A driver failure (fault,
  * runaway) counts as a violation.
