@@ -31,25 +31,24 @@ static inline __attribute__((always_inline)) void avx512_block(char *d, const ch
 }
 
 /*
- * One line on its own, as a call for a 64-byte struct page makes it: eight
- * 8-byte loads (the header's kflush_xmm_load(), two per xmm, in asm so the
- * compiler cannot merge them) combined into one zmm, then the same single
- * store. A record just built with 8-byte stores (the memmap template, its
- * lru words rewritten per page) forwards to them, where a 64-byte load
- * waits for those stores to retire. Intel Xeon, family 6 model 0xcf,
- * copy-bench struct-page 64 B, three alternations, ns per page: 6.6 with
- * the 64-byte load, 3.2-3.3 this way (movnti 3.2); init-bench generic
- * unchanged (nd_pmem 78.4-81.6 against 78.7-80.7 ms); a 64-byte copy of a
- * source not just written, copy-bench sweep, 5.9 -> 6.0-6.5 hot and
- * 7.1-7.6 -> 8.3-8.7 cold (movnti 6.2-6.6, 8.4-9.2).
+ * One line on its own, as a call for a 64-byte struct page makes it: the
+ * header's inline constant-size path (kflush_movntdq_n(): eight 8-byte
+ * loads in asm, two per xmm, then four 16-byte movntdq). A record just
+ * built with 8-byte stores (the memmap template, its lru words rewritten
+ * per page) forwards to 8-byte loads, where a 64-byte load waits for
+ * those stores to retire: Intel family 6 model 0xcf (the guest with
+ * movdir64b), copy-bench struct-page 64 B, ns per page, 6.6 with the
+ * 64-byte load, 3.2-3.3 with the eight loads merged into one zmm for one
+ * store. Merging them costs three shuffles: on the guest without
+ * movdir64b, the same bench, nine runs of 7 rounds, CPU time, the zmm
+ * store 3.2-4.1 ns, four movntdq 2.8-3.8 (faster in eight, equal in
+ * one); sweep 64 B, two runs, 0.92-1.00 of the zmm store's time in every
+ * layout; init-bench generic/fixed (three alternations of 12 rebinds)
+ * nd_pmem 1.05-1.28 with the zmm store, 1.03-1.08 this way.
  */
 static inline __attribute__((always_inline)) void avx512_one_line(char *d, const char *s)
 {
-	const __m128i a = (__m128i)kflush_xmm_load(s, 0, LINE), b = (__m128i)kflush_xmm_load(s, 1, LINE),
-		      c = (__m128i)kflush_xmm_load(s, 2, LINE), e = (__m128i)kflush_xmm_load(s, 3, LINE);
-
-	_mm512_stream_si512((void *)d, _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(b, a)),
-							  _mm256_set_m128i(e, c), 1));
+	kflush_movntdq_n(d, s, LINE);
 }
 
 FLUSHCACHE_VARIANT(memcpy_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_line,
