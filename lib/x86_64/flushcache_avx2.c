@@ -39,8 +39,10 @@ static inline __attribute__((always_inline)) void avx2_block(char *d, const char
 
 /*
  * One line on its own (a 64-byte struct page): eight 8-byte loads in
- * asm, two per xmm (kflush_xmm_load()), then two 32-byte stores, as
- * flushcache_avx512.c does with one. A record just built with 8-byte
+ * asm, two per xmm (kflush_xmm_load()), then two 32-byte stores (the
+ * avx512 variant stores the four xmm as they are: four movntdq were no
+ * faster than these two on Intel family 6 model 0xcf, struct-page 64 B
+ * 2.8-3.2 ns both, libkflush(7)). A record just built with 8-byte
  * stores forwards to them; a 32-byte load waits for those stores to
  * retire. AMD EPYC family 0x19 model 0x01, idle, CPU time, alternating
  * with the 32-byte loads: copy-bench struct-page 64 B (template lru
