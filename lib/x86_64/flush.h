@@ -97,8 +97,8 @@ KFLUSH_INLINE void sfence(void)
  * the avx2 block's sixteen 32-byte halves out of line order (the second
  * half of line 0 first, line 0's first half seventh), so lines stood
  * half written while others began. Intel family 6 model 0xcf, copy-bench
- * bulk, cold 1-64 MiB, three alternations: 8.2-8.6 GB/s, against
- * 9.8-11.3 in order, the same as the avx2 roof's loop (libkflush(7)).
+ * bulk, cold 1-256 MiB, three alternations, CPU time: 8.35-9.16 GB/s,
+ * against 9.74-11.21 in order, the avx2 roof's loop (libkflush(7)).
  */
 KFLUSH_INLINE void nt_in_order(void)
 {

@@ -331,7 +331,7 @@ KFLUSH_INLINE void vec_copy_small(char *d, const char *s, size_t n,
  * of 11 rounds, CPU time, time against the old avx512 entry run as a
  * variant beside it: hot fixed 1-3 B 0.93, 4-96 B 0.99, hot random and
  * cold 0.98-1.02. The bound report had movnti 1.04-1.06x faster at 96 B
- * and under hot in six runs; after, 1.00 in five.
+ * and under hot in six runs; after, 1.00-1.01 in five.
  */
 void flushcache_short(char *d, const char *s, size_t n);
 
