@@ -38,12 +38,13 @@ static inline __attribute__((always_inline)) void movnti_block(char *d, const ch
 		movnti_line(d + i * LINE, s + i * LINE);
 }
 
-FLUSHCACHE_VARIANT(memcpy_flushcache_movnti, MOVNTI_BLOCK, movnti_block, movnti_line, movnti_line, nt_copy_small)
-
+/* The movnti copy at any length, and every variant's below 256 bytes. */
 void flushcache_short(char *d, const char *s, size_t n)
 {
 	flushcache_lines(d, s, n, MOVNTI_BLOCK, movnti_block, movnti_line);
 }
+
+FLUSHCACHE_ENTRY(memcpy_flushcache_movnti, flushcache_short, movnti_line, movnti_line, nt_copy_small)
 
 /*
  * A block of movnti lines stores its first line before loading its
