@@ -467,7 +467,7 @@ KFLUSH_INLINE void flushset_lines(char *d, int c, size_t n, const void *p,
  * family 6 model 0xcf (guest without movdir64b), copy-bench set, three
  * runs of 11 rounds, CPU time, against the old avx512 entry run beside
  * it: 0.98-0.99 of the time at 4-255 B hot and cold random, 0.94 cold
- * fixed 97-255 B, 1.00-1.01 at 1-3 B and from 256 B.
+ * fixed 97-255 B, 0.98-1.01 in the other classes.
  */
 void flushset_short(char *d, int c, size_t n);
 

@@ -42,7 +42,7 @@ static inline __attribute__((always_inline)) void avx512_block(char *d, const ch
  * store. Merging them costs three shuffles: on the guest without
  * movdir64b, the same bench, nine runs of 7 rounds, CPU time, the zmm
  * store 3.2-4.1 ns, four movntdq 2.8-3.8 (faster in eight, equal in
- * one); sweep 64 B, two runs, 0.92-1.00 of the zmm store's time in every
+ * one); sweep 64 B, two runs, 0.90-1.00 of the zmm store's time in every
  * layout; init-bench generic/fixed (three alternations of 12 rebinds)
  * nd_pmem 1.05-1.28 with the zmm store, 1.03-1.08 this way.
  */
