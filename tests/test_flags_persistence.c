@@ -158,9 +158,10 @@ Test(flags_persistence, temporal)
 }
 
 /*
- * kflush_memcpy_temporal's inline path (1..128 bytes, libkflush(7)):
- * each size class at both of its ends and just past the last, at offsets
- * that put it in one line, across two, and (from 66 bytes) across three.
+ * The inline paths of kflush_memcpy_temporal and kflush_memset_temporal
+ * (1..128 bytes, libkflush(7)): each size class at both of its ends and
+ * just past the last, at offsets that put it in one line, across two, and
+ * (from 66 bytes) across three.
  */
 Test(flags_persistence, temporal_small)
 {
@@ -170,7 +171,10 @@ Test(flags_persistence, temporal_small)
 
 	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
 		for (size_t j = 0; j < ARRAY_SIZE(doffs); j++)
-			if (!tp_quick() || j == 1)
+			if (!tp_quick() || j == 1) {
 				prove(COPY, (const void *)kflush_memcpy_temporal, TEMPORAL | NODRAIN,
 				      sizes[i], doffs[j], "kflush_memcpy_temporal");
+				prove(SET, (const void *)kflush_memset_temporal, TEMPORAL | NODRAIN,
+				      sizes[i], doffs[j], "kflush_memset_temporal");
+			}
 }
