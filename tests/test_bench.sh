@@ -137,6 +137,45 @@ awk -F, '$1 == "median" && $3 == "set" && $8 == "roof" &&
 expect_rc 0 "$PMEMTEST" --json copy-bench $small --mode sweep,copy-safe --cache hot
 cp "$tmp/out" "$tmp/copy.json"
 check_json "$tmp/copy.json" 2 1
+# The small-copy target notes (pmemtest(1), copy-bench), recomputed here
+# from the JSON medians: hot the temporal path, cold the bound variant,
+# over glibc + kflush_flush, the geometric mean of the sizes 4..96 B.
+expect_rc 0 "$PMEMTEST" --json copy-bench --buffer 4M --rounds 1 --sizes 2,4,64,96,200 \
+	--mode sweep,set --layout fixed,random
+cp "$tmp/out" "$tmp/small.json"
+if command -v python3 >/dev/null 2>&1; then
+	python3 - "$tmp/small.json" <<'PY' || fail "small-copy target notes disagree with the medians"
+import json, math, re, sys
+d = json.load(open(sys.argv[1]))
+notes = [n for n in d["notes"] if n.startswith("target small 4..96 B ")]
+assert len(notes) == 8, notes
+for mode, what in (("sweep", "memcpy"), ("set", "memset")):
+    peer = "glibc:%s+flush" % what
+    for cache in ("hot", "cold"):
+        for layout in ("fixed", "random"):
+            cells = [r for r in d["results"] if r["mode"] == mode and r["cache"] == cache
+                     and r["layout"] == layout and 4 <= r["size"] <= 96]
+            if cache == "hot":
+                mine = [r for r in cells if r["contender"] == "ref:kflush_%s_temporal" % what]
+            else:
+                mine = [r for r in cells if r["class"] == "kflush"
+                        and r["contender"].startswith("%s_flushcache:" % what)
+                        and r["contender"].endswith("(bound)")]
+            base = {r["size"]: r["gbps"] for r in cells if r["contender"] == peer}
+            ratios = [r["gbps"] / base[r["size"]] for r in mine]
+            assert len(ratios) == 3, (mode, cache, layout, ratios)
+            mean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+            pat = r"target small 4\.\.96 B %s %s: (\S+) ([0-9.]+)x %s \(geometric mean of (\d+) sizes.*want >= 1: (met|NOT met)\)$" % (cache, layout, re.escape(peer))
+            hit = [m for m in map(lambda n: re.match(pat, n), notes) if m]
+            assert len(hit) == 1, (mode, cache, layout, notes)
+            who, shown, n, verdict = hit[0].groups()
+            assert who == mine[0]["contender"], (who, mine[0]["contender"])
+            assert int(n) == 3 and abs(float(shown) - mean) <= 0.006, (mode, cache, layout, shown, mean)
+            assert verdict == ("met" if float(shown) >= 1 else "NOT met"), hit[0].group(0)
+PY
+else
+	echo "note: no python3, small-copy target notes not recomputed"
+fi
 # shellcheck disable=SC2086
 expect_rc 0 "$PMEMTEST" copy-bench $small --mode struct-page --clock wall
 grep -q 'DRAM stands in for pmem' "$tmp/out" || fail "human output lacks the DRAM note"

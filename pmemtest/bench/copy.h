@@ -129,10 +129,21 @@ unsigned int copy_over_roof(struct copy_run *x, int g, size_t size, const struct
 int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_layout layout,
 		   const size_t *sizes, size_t nsizes, size_t lo, size_t budget,
 		   const struct copy_contender *v, size_t nv);
-/* Every cache state and layout the options ask for; the hot fixed group in *hot_fixed. */
+/*
+ * Every cache state and layout the options ask for; @groups (or NULL) gets
+ * each one's group index, [0] hot and [1] cold, by layout, -1 where none ran.
+ */
 int copy_run_layouts(struct copy_run *x, const char *mode, const size_t *sizes, size_t nsizes,
 		     size_t mix_lo, size_t mix_hi, size_t budget, const struct copy_contender *v,
-		     size_t nv, int *hot_fixed);
+		     size_t nv, int groups[2][BENCH_MIX + 1]);
+/*
+ * The small-copy target notes (issue 10), from the medians of @groups: at
+ * 4..96 B the contender named @temporal against the one named @peer hot,
+ * the bound variant against @peer cold, per fixed and random layout.
+ */
+void copy_small_targets(struct copy_run *x, int groups[2][BENCH_MIX + 1],
+			const struct copy_contender *v, size_t nv, const size_t *sizes,
+			size_t nsizes, const char *temporal, const char *peer);
 /* The small sizes the sweep and set modes add to their ladders: 4..96 B. */
 #define COPY_NR_SMALL_SIZES 8
 extern const size_t copy_small_sizes[COPY_NR_SMALL_SIZES];

@@ -4,6 +4,7 @@
  * interleaved rounds that time them (A B C C A B ..., a new order each round)
  * into the result set. It knows contenders and layouts, never the modes.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,8 +386,11 @@ int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_la
 
 int copy_run_layouts(struct copy_run *x, const char *mode, const size_t *sizes, size_t nsizes,
 		       size_t mix_lo, size_t mix_hi, size_t budget, const struct copy_contender *v,
-		       size_t nv, int *hot_fixed)
+		       size_t nv, int groups[2][BENCH_MIX + 1])
 {
+	for (int h = 0; groups && h < 2; h++)
+		for (int l = BENCH_FIXED; l <= BENCH_MIX; l++)
+			groups[h][l] = -1;
 	for (int h = 0; h < 2; h++) {
 		bool hot = h == 0;
 
@@ -405,11 +409,60 @@ int copy_run_layouts(struct copy_run *x, const char *mode, const size_t *sizes, 
 					      budget, v, nv);
 			if (g < 0)
 				return -1;
-			if (hot && l == BENCH_FIXED && hot_fixed)
-				*hot_fixed = g;
+			if (groups && !(l == BENCH_MIX && !mix_hi))
+				groups[h][l] = g;
 		}
 	}
 	return 0;
+}
+
+void copy_small_targets(struct copy_run *x, int groups[2][BENCH_MIX + 1],
+			const struct copy_contender *v, size_t nv, const size_t *sizes,
+			size_t nsizes, const char *temporal, const char *peer)
+{
+	static const char *const cache[2] = { "hot", "cold" };
+	const struct copy_contender *who[2] = { NULL, NULL }, *p = NULL;
+
+	for (size_t i = 0; i < nv; i++) {
+		if (!strcmp(v[i].name, temporal))
+			who[0] = &v[i];
+		else if (!strcmp(v[i].name, peer))
+			p = &v[i];
+		else if (v[i].cls == BENCH_KFLUSH && strstr(v[i].name, "(bound)") && !who[1])
+			who[1] = &v[i];
+	}
+	for (int h = 0; p && h < 2; h++) {
+		for (int l = BENCH_FIXED; who[h] && l <= BENCH_RANDOM; l++) {
+			double logs = 0, worst = 0, mean;
+			size_t n = 0, at = 0;
+
+			if (groups[h][l] < 0)
+				continue;
+			for (size_t k = 0; k < nsizes; k++) {
+				double a, b;
+
+				if (sizes[k] < 4 || sizes[k] > 96)
+					continue;
+				a = bench_res_median_gbps(x->res, groups[h][l], who[h]->id, sizes[k]);
+				b = bench_res_median_gbps(x->res, groups[h][l], p->id, sizes[k]);
+				if (a <= 0 || b <= 0)
+					continue;
+				logs += log(a / b);
+				if (!n++ || a / b < worst) {
+					worst = a / b;
+					at = sizes[k];
+				}
+			}
+			if (!n)
+				continue;
+			/* The verdict of the ratio as printed: "1.00x ... NOT met" reads wrong. */
+			mean = round(100 * exp(logs / (double)n)) / 100;
+			bench_res_note(x->res, "target small 4..96 B %s %s: %s %.2fx %s (geometric "
+				       "mean of %zu sizes, worst %.2fx at %zu B; want >= 1: %s)",
+				       cache[h], l == BENCH_FIXED ? "fixed" : "random", who[h]->name,
+				       mean, p->name, n, worst, at, mean >= 1 ? "met" : "NOT met");
+		}
+	}
 }
 
 const size_t copy_small_sizes[COPY_NR_SMALL_SIZES] = { 4, 8, 16, 32, 48, 64, 80, 96 };

@@ -14,7 +14,7 @@ static int set_run(struct copy_run *x)
 {
 	struct copy_contender v[COPY_MAX_CONTENDERS];
 	size_t nv = 0, *sizes, nsizes;
-	int ret;
+	int groups[2][BENCH_MIX + 1], ret;
 
 	copy_add_variants(x, v, &nv, KFLUSH_OP_MEMSET_FLUSHCACHE, CALL_FLUSHSET);
 	if (copy_has_pmdk(x)) {
@@ -29,7 +29,10 @@ static int set_run(struct copy_run *x)
 	copy_mode_sizes(x, 1, 16u << 20, copy_small_sizes, COPY_NR_SMALL_SIZES, &sizes, &nsizes);
 	if (!sizes)
 		return -1;
-	ret = copy_run_layouts(x, "set", sizes, nsizes, 1, 4096, 8u << 20, v, nv, NULL);
+	ret = copy_run_layouts(x, "set", sizes, nsizes, 1, 4096, 8u << 20, v, nv, groups);
+	if (!ret)
+		copy_small_targets(x, groups, v, nv, sizes, nsizes, "ref:kflush_memset_temporal",
+				   "glibc:memset+flush");
 	free(sizes);
 	return ret < 0 ? -1 : 0;
 }
