@@ -196,13 +196,14 @@ KFLUSH_INLINE void small_set(char *d, int c, size_t n)
 }
 
 /*
- * kflush_memcpy_temporal, once per write-back instruction, bound by GNU
- * ifunc to the one the flush operation is bound to (so KFLUSH_HWCAPS
- * applies): a small copy is then the call and nothing else, where the
- * general path is two more calls, kflush_memcpy and the flush.
+ * kflush_memcpy_temporal and kflush_memset_temporal, once per write-back
+ * instruction, bound by GNU ifunc to the one the flush operation is bound
+ * to (so KFLUSH_HWCAPS applies): a small copy or fill is then the call and
+ * nothing else, where the general path is two more calls (the copy or
+ * fill, and the flush).
  */
-#define DEFINE_TEMPORAL(name, insn)						\
-	static void name(void *dst, const void *src, size_t n)			\
+#define DEFINE_TEMPORAL(insn)							\
+	static void memcpy_temporal_##insn(void *dst, const void *src, size_t n)	\
 	{									\
 		uintptr_t line = kflush_clflush_size;				\
 										\
@@ -212,16 +213,10 @@ KFLUSH_INLINE void small_set(char *d, int c, size_t n)
 		}								\
 		small_copy(dst, src, n);					\
 		store_gap();							\
-		wb_lines(dst, n, line, insn);					\
-	}
-
-DEFINE_TEMPORAL(memcpy_temporal_clwb, wb_clwb)
-DEFINE_TEMPORAL(memcpy_temporal_clflushopt, wb_clflushopt)
-DEFINE_TEMPORAL(memcpy_temporal_clflush, wb_clflush)
-
-/* kflush_memset_temporal, the same way. */
-#define DEFINE_TEMPORAL_SET(name, insn)						\
-	static void name(void *dst, int c, size_t n)				\
+		wb_lines(dst, n, line, wb_##insn);				\
+	}									\
+	/* kflush_memset_temporal, the same way. */				\
+	static void memset_temporal_##insn(void *dst, int c, size_t n)		\
 	{									\
 		uintptr_t line = kflush_clflush_size;				\
 										\
@@ -231,12 +226,12 @@ DEFINE_TEMPORAL(memcpy_temporal_clflush, wb_clflush)
 		}								\
 		small_set(dst, c, n);						\
 		store_gap();							\
-		wb_lines(dst, n, line, insn);					\
+		wb_lines(dst, n, line, wb_##insn);				\
 	}
 
-DEFINE_TEMPORAL_SET(memset_temporal_clwb, wb_clwb)
-DEFINE_TEMPORAL_SET(memset_temporal_clflushopt, wb_clflushopt)
-DEFINE_TEMPORAL_SET(memset_temporal_clflush, wb_clflush)
+DEFINE_TEMPORAL(clwb)
+DEFINE_TEMPORAL(clflushopt)
+DEFINE_TEMPORAL(clflush)
 
 /* Which of the three a resolver returns: the one kflush_flush() is bound to. */
 static KFLUSH_EARLY int temporal_wb(void)
