@@ -165,12 +165,14 @@ for mode, what in (("sweep", "memcpy"), ("set", "memset")):
             ratios = [r["gbps"] / base[r["size"]] for r in mine]
             assert len(ratios) == 3, (mode, cache, layout, ratios)
             mean = math.exp(sum(map(math.log, ratios)) / len(ratios))
-            pat = r"target small 4\.\.96 B %s %s: (\S+) ([0-9.]+)x %s \(geometric mean of (\d+) sizes.*want >= 1: (met|NOT met)\)$" % (cache, layout, re.escape(peer))
+            worst = min((r["gbps"] / base[r["size"]], r["size"]) for r in mine)
+            pat = r"target small 4\.\.96 B %s %s: (\S+) ([0-9.]+)x %s \(geometric mean of (\d+) sizes, worst ([0-9.]+)x at (\d+) B; want >= 1: (met|NOT met)\)$" % (cache, layout, re.escape(peer))
             hit = [m for m in map(lambda n: re.match(pat, n), notes) if m]
             assert len(hit) == 1, (mode, cache, layout, notes)
-            who, shown, n, verdict = hit[0].groups()
+            who, shown, n, wshown, wsize, verdict = hit[0].groups()
             assert who == mine[0]["contender"], (who, mine[0]["contender"])
             assert int(n) == 3 and abs(float(shown) - mean) <= 0.006, (mode, cache, layout, shown, mean)
+            assert abs(float(wshown) - worst[0]) <= 0.006 and int(wsize) == worst[1], (hit[0].group(0), worst)
             assert verdict == ("met" if float(shown) >= 1 else "NOT met"), hit[0].group(0)
 PY
 else

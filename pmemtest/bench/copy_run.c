@@ -399,17 +399,17 @@ int copy_run_layouts(struct copy_run *x, const char *mode, const size_t *sizes, 
 		for (int l = BENCH_FIXED; l <= BENCH_MIX; l++) {
 			int g;
 
-			if (!(x->o.layouts & (1u << l)))
+			if (!(x->o.layouts & (1u << l)) || (l == BENCH_MIX && !mix_hi))
 				continue;
 			if (l == BENCH_MIX)
-				g = mix_hi ? copy_run_group(x, mode, hot, BENCH_MIX, &mix_hi, 1, mix_lo,
-						       budget, v, nv) : 0;
+				g = copy_run_group(x, mode, hot, BENCH_MIX, &mix_hi, 1, mix_lo, budget,
+						   v, nv);
 			else
 				g = copy_run_group(x, mode, hot, (enum bench_layout)l, sizes, nsizes, 0,
 					      budget, v, nv);
 			if (g < 0)
 				return -1;
-			if (groups && !(l == BENCH_MIX && !mix_hi))
+			if (groups)
 				groups[h][l] = g;
 		}
 	}
