@@ -318,6 +318,31 @@ KFLUSH_INLINE void vec_copy_small(char *d, const char *s, size_t n,
 	}
 	nt_copy_small(d, s, n, line);
 }
+
+/*
+ * The vector variants' lone line (a 64-byte struct page through the call):
+ * the header's inline constant-size path, eight 8-byte loads in asm, two
+ * per xmm, then four 16-byte movntdq, so the call stores as the inline
+ * path does. 8-byte loads: a record just built with 8-byte stores (the
+ * memmap template, its lru words rewritten per page) forwards to them,
+ * where a wider load waits for those stores to retire (Intel family 6
+ * model 0xcf, copy-bench struct-page 64 B: 6.6 ns per page with one
+ * 64-byte load, 3.2-3.3 with the eight loads). Merging them into wider
+ * registers for fewer stores costs shuffles and bought nothing measured:
+ *   - avx512, one zmm (three shuffles), Intel 0xcf without movdir64b, the
+ *     same bench, nine runs of 7 rounds, CPU time: 3.2-4.1 ns, four movntdq
+ *     2.8-3.8; init-bench generic/fixed nd_pmem 1.05-1.28 -> 1.03-1.08;
+ *   - avx2, two ymm (two vinserti128), AMD EPYC family 0x17 model 0x31
+ *     (Zen 2), CPU time, alternating builds: struct-page 64 B 3.9-4.0 ->
+ *     3.0-3.1 ns (the inline path 3.0-3.5), init-bench generic/fixed
+ *     (three alternations of 10 rebinds) nd_pmem 1.34-1.35 -> 1.08-1.12,
+ *     dax_pmem 1.49-1.54 -> 1.22-1.25. On Intel 0xcf the two ymm and the
+ *     four movntdq tied (2.8-3.2 ns); Zen 3 was not measured this way.
+ */
+KFLUSH_INLINE void vec_one_line(char *d, const char *s)
+{
+	kflush_movntdq_n(d, s, LINE);
+}
 #endif
 
 /*
@@ -346,12 +371,12 @@ void flushcache_short(char *d, const char *s, size_t n);
  * stores where the variant may use them (vec_copy_small); any other short
  * copy to flushcache_short().
  * @one_line is the line store of that first case; a variant may load it
- * differently from the lines of a longer copy (flushcache_avx512.c).
+ * differently from the lines of a longer copy (vec_one_line()).
  *
  * Why the line store and not eight movnti: out of line, every call adds a
  * return-address store and a few branches to a stream of NT stores that
  * is already waiting for write-combining buffers, and eight store uops per
- * line leave no room to hide them; four or two vector stores do. Measured
+ * line leave no room to hide them; four vector stores do. Measured
  * (AMD EPYC family 0x19 model 0x01, Zen 3, loaded 2-vCPU VM, 512 MiB
  * stream, thread CPU time, min of 15 interleaved rounds, ns per 64 B):
  * inline movnti 3.92, called movnti 4.53, called 2 x 32 B 3.94, called 4 x

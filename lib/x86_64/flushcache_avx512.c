@@ -30,29 +30,8 @@ static inline __attribute__((always_inline)) void avx512_block(char *d, const ch
 	}
 }
 
-/*
- * One line on its own, as a call for a 64-byte struct page makes it: the
- * header's inline constant-size path (kflush_movntdq_n(): eight 8-byte
- * loads in asm, two per xmm, then four 16-byte movntdq). A record just
- * built with 8-byte stores (the memmap template, its lru words rewritten
- * per page) forwards to 8-byte loads, where a 64-byte load waits for
- * those stores to retire: Intel family 6 model 0xcf (the guest with
- * movdir64b), copy-bench struct-page 64 B, ns per page, 6.6 with the
- * 64-byte load, 3.2-3.3 with the eight loads merged into one zmm for one
- * store. Merging them costs three shuffles: on the guest without
- * movdir64b, the same bench, nine runs of 7 rounds, CPU time, the zmm
- * store 3.2-4.1 ns, four movntdq 2.8-3.8 (faster in eight, equal in
- * one); sweep 64 B, two runs, 0.90-1.00 of the zmm store's time in every
- * layout; init-bench generic/fixed (three alternations of 12 rebinds)
- * nd_pmem 1.05-1.28 with the zmm store, 1.03-1.08 this way.
- */
-static inline __attribute__((always_inline)) void avx512_one_line(char *d, const char *s)
-{
-	kflush_movntdq_n(d, s, LINE);
-}
-
 FLUSHCACHE_VARIANT(memcpy_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_line,
-		   avx512_one_line, vec_copy_small)
+		   vec_one_line, vec_copy_small)
 
 /*
  * avx512 below MOVDIR64B_STREAM_MIN bytes, movdir64b lines from there,
@@ -77,7 +56,7 @@ static __attribute__((noinline)) void avx512_movdir64b_lines(char *d, const char
 }
 
 FLUSHCACHE_ENTRY(memcpy_flushcache_avx512_movdir64b, avx512_movdir64b_lines, avx512_line,
-		 avx512_one_line, vec_copy_small)
+		 vec_one_line, vec_copy_small)
 
 void memmove_flushcache_avx512(void *dst, const void *src, size_t n)
 {
