@@ -74,12 +74,10 @@ static KFLUSH_EARLY int usable(const struct kflush_impl *impl)
 static KFLUSH_EARLY void bind(enum kflush_op op)
 {
 	const struct kflush_impl_list *list = ops[op].list;
-	struct kflush_memcpy_tuning tuning;
-	const char *rule = kflush_cpu_rule(kflush_cpu_vendor, kflush_cpu_eax1, op, &tuning);
-
 	/* Even when not bound, "tuned" runs with this CPU's switch-over. */
-	if (rule && op == KFLUSH_OP_MEMCPY)
-		kflush_memcpy_tuning = tuning;
+	const char *rule = kflush_cpu_rule(kflush_cpu_vendor, kflush_cpu_eax1, op,
+					   op == KFLUSH_OP_MEMCPY ? &kflush_memcpy_tuning : NULL);
+
 	for (unsigned int i = 0; rule && i < list->nr; i++) {
 		const struct kflush_impl *impl = &list->impls[i];
 

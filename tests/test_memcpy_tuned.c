@@ -8,6 +8,7 @@
  * is 1..31; without a rule the switch-over is 2048 bytes. The switch-over
  * and the distance rule for this host come from tests/doc_rules.c (the
  * documented table) and this host's CPUID, never from the library.
+ * Its sibling "avx2", the same AVX copy, must run no rep movsb at all.
  *
  * tests/test_memcpy.c checks the bytes of every size and offset; this
  * checks the path, which the bytes cannot show for buffers apart.
@@ -25,7 +26,8 @@
 
 static struct tt_tracer tracer;
 static unsigned char *arena;
-static kflush_memcpy_fn tuned;
+static kflush_memcpy_fn tuned;	/* the variant under trace: tuned or avx2 */
+static const char *tuned_name;
 
 struct seen {
 	size_t movsb_bytes;	/* bytes moved by rep movsb */
@@ -50,15 +52,26 @@ static void sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
 		snprintf(s->first_legacy, sizeof(s->first_legacy), "%.60s", in->text);
 }
 
-static void setup(void)
+static void setup_variant(const char *name, const char *needs)
 {
-	int idx = kflush_variant_find(KFLUSH_OP_MEMCPY, "tuned");
+	int idx = kflush_variant_find(KFLUSH_OP_MEMCPY, name);
 
-	cr_assert_geq(idx, 0, "no tuned variant");
+	cr_assert_geq(idx, 0, "no %s variant", name);
+	tuned_name = name;
 	tuned = (kflush_memcpy_fn)kflush_variant_fn(KFLUSH_OP_MEMCPY, (unsigned int)idx);
 	if (!tuned)
-		cr_skip_test("tuned needs erms and avx2, which this CPU (after KFLUSH_HWCAPS) lacks");
-	tp_arena_start(&tracer, &arena, ARENA, "the path of tuned was not observed");
+		cr_skip_test("%s needs %s, which this CPU (after KFLUSH_HWCAPS) lacks", name, needs);
+	tp_arena_start(&tracer, &arena, ARENA, "the path of the variant was not observed");
+}
+
+static void setup(void)
+{
+	setup_variant("tuned", "erms and avx2");
+}
+
+static void setup_avx2(void)
+{
+	setup_variant("avx2", "avx2");
 }
 
 static void teardown(void)
@@ -83,8 +96,9 @@ static struct seen traced(unsigned char *dst, const unsigned char *src, size_t n
 	memset(dst, 0, n);
 	cr_assert_eq(tt_call(&tracer, (const void *)tuned, (uint64_t)(uintptr_t)dst,
 			     (uint64_t)(uintptr_t)src, n, sink, &s, err, sizeof(err)), 0,
-		     "tuned n=%zu dst-src=%td: %s", n, dst - src, err);
-	cr_assert(memcmp(dst, src, n) == 0, "tuned n=%zu dst-src=%td: wrong bytes", n, dst - src);
+		     "%s n=%zu dst-src=%td: %s", tuned_name, n, dst - src, err);
+	cr_assert(memcmp(dst, src, n) == 0, "%s n=%zu dst-src=%td: wrong bytes", tuned_name, n,
+		  dst - src);
 	return s;
 }
 
@@ -141,13 +155,36 @@ Test(memcpy_tuned, path_follows_documented_rule, .init = setup, .fini = teardown
 }
 
 /*
- * tuned uses ymm registers (libkflush(7)): every path that touched one
- * runs vzeroupper after it, before returning, so an SSE caller pays no
- * transition; and no legacy-encoded SSE instruction runs (slow next to a
- * caller's dirty upper state on Intel). Sizes on both sides of each
- * size decision, and the near-distance passes beyond the switch-over.
+ * avx2 (libkflush(7), Variants) is tuned's AVX copy without rep movsb at
+ * any size or distance: both directions, at the distances tuned decides
+ * on, from the 32-byte path to a 32 KiB copy.
  */
-Test(memcpy_tuned, upper_state_clean, .init = setup, .fini = teardown)
+Test(memcpy_avx2, never_rep_movsb, .init = setup_avx2, .fini = teardown)
+{
+	static const size_t dists[] = { 0, 1, 8, 16, 31, 32, 33, 48, 63 };
+	static const size_t sizes[] = { 32, 256, 257, 2047, 2048, 4096, 8192, 32u << 10 };
+
+	for (size_t i = 0; i < sizeof(dists) / sizeof(dists[0]); i++)
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			size_t d = dists[i], n = sizes[k];
+			size_t up = traced_copy(arena + PAGE_OFF + FAR + d, arena + PAGE_OFF, n);
+			size_t down = traced_copy(arena + PAGE_OFF + d, arena + PAGE_OFF + FAR, n);
+
+			cr_expect_eq(up + down, 0, "avx2 n=%zu dist %zu: rep movsb moved %zu B up, "
+				     "%zu B down", n, d, up, down);
+		}
+	cr_log_info("%zu instructions stepped", tracer.steps);
+}
+
+/*
+ * tuned and avx2 use ymm registers (libkflush(7)): every path that
+ * touched one runs vzeroupper after it, before returning, so an SSE
+ * caller pays no transition; and no legacy-encoded SSE instruction runs
+ * (slow next to a caller's dirty upper state on Intel). Sizes on both
+ * sides of each size decision, and tuned's near-distance passes beyond
+ * its switch-over.
+ */
+static void upper_state_clean(void)
 {
 	const size_t sizes[] = { 31, 32, 64, 65, 128, 129, 256, 257, 384, 1000, 2047, 2048, 5000 };
 	size_t ymm_calls = 0;
@@ -165,4 +202,14 @@ Test(memcpy_tuned, upper_state_clean, .init = setup, .fini = teardown)
 			ymm_calls += !!s.last_ymm;
 		}
 	cr_expect_gt(ymm_calls, 0, "no call used a ymm register: the check saw nothing");
+}
+
+Test(memcpy_tuned, upper_state_clean, .init = setup, .fini = teardown)
+{
+	upper_state_clean();
+}
+
+Test(memcpy_avx2, upper_state_clean, .init = setup_avx2, .fini = teardown)
+{
+	upper_state_clean();
 }

@@ -3,11 +3,11 @@
  * kflush_memcpy() variants: algorithm from arch/x86/lib/memcpy_64.S and
  * seed 000, implementation ours.
  *
- * All four share the SysV memcpy contract:
+ * All five share the SysV memcpy contract:
  *   Input:  rdi = dst, rsi = src, rdx = n (no overlap)
  *   Output: rax = dst
- *   Clobbers rcx, rdx, rsi, rdi, r8-r11 and the flags (tuned also
- *   ymm0-ymm7); no stack use.
+ *   Clobbers rcx, rdx, rsi, rdi, r8-r11 and the flags (tuned and
+ *   avx2 also ymm0-ymm7); no stack use.
  *
  * Inside the scalar routine rcx carries the count and rdx is scratch, so
  * the ERMS entry can test n >= 2048 by shifting rdx without having to
@@ -96,30 +96,39 @@ ENTRY(memcpy_fsrm)
 END(memcpy_fsrm)
 
 /*
- * The kernel's choice made per CPU, from kflush_memcpy_tuning (a per-CPU
- * rule sets it, strings.c): rep movsb from movsb_min bytes, and below it,
- * or when avoid_near is set and (dst - src) mod 64 is 1..31 (where that
- * CPU's rep movsb crawls), a copy without it. Under 32 B that is
- * memcpy_orig's tail; from 32 to 256 B, AVX loads and stores (16 bytes
- * to 64 B, 32 above) from both ends, all loads first, as glibc does (user
- * space may use vector registers, the kernel's memcpy may not); then a
- * 32-byte loop up to movsb_min; at a near distance from movsb_min on,
- * memcpy_orig's forward or backward pass. A 64-byte hot copy took
- * memcpy_orig twice as long as glibc's memcpy on a Zen 3, and a 16-byte
- * loop ran 0.7-0.8x a 32-byte one L1-hot at 512 B-2 KiB (libkflush(7)).
- * Clobbers ymm0-ymm7 as well (all caller-saved), and leaves the upper
+ * The AVX copy, instantiated twice below: "tuned" (movsb = 1) and "avx2"
+ * (movsb = 0, no rep movsb at any size). Under 32 B it is memcpy_orig's
+ * tail; from 32 to 256 B, AVX loads and stores (16 bytes to 64 B, 32
+ * above) from both ends, all loads first, as glibc does (user space may
+ * use vector registers, the kernel's memcpy may not); above, a 32-byte
+ * loop. A 64-byte hot copy took memcpy_orig twice as long as glibc's
+ * memcpy on a Zen 3, and a 16-byte loop ran 0.7-0.8x a 32-byte one L1-hot
+ * at 512 B-2 KiB (libkflush(7)).
+ *
+ * tuned is the kernel's choice made per CPU, from kflush_memcpy_tuning
+ * (a per-CPU rule sets it, strings.c): rep movsb from movsb_min bytes, and
+ * below it, or when avoid_near is set and (dst - src) mod 64 is 1..31
+ * (where that CPU's rep movsb crawls), a copy without it: the loop up to
+ * movsb_min, memcpy_orig's forward or backward pass at a near distance
+ * from movsb_min on. avx2 is for a CPU whose rep movsb is never the
+ * faster copy (libkflush(7): AMD family 0x17 model 0x31).
+ *
+ * Both clobber ymm0-ymm7 as well (all caller-saved), and leave the upper
  * halves zero.
  */
-ENTRY(memcpy_tuned)
+.macro VEC_MEMCPY fn, movsb
+ENTRY(\fn)
 	movq	%rdi, %rax
 	movq	%rdx, %rcx
 	cmpq	$32, %rdx
 	jb	.Ltail
+.if \movsb
 	cmpq	kflush_memcpy_tuning(%rip), %rdx	/* .movsb_min */
-	jae	.Ltuned_long
-.Ltuned_short:
+	jae	.L\fn\()_long
+.L\fn\()_short:
+.endif
 	cmpq	$64, %rdx
-	ja	.Ltuned_over64
+	ja	.L\fn\()_over64
 	/* 32..64: two 16-byte pieces from each end (no ymm: no vzeroupper). */
 	VLOAD	x, 0, %rsi, , 0, 1
 	VLOAD	x, -32, %rsi, %rdx, 2, 3
@@ -127,22 +136,24 @@ ENTRY(memcpy_tuned)
 	VSTORE	x, -32, %rdi, %rdx, 2, 3
 	ret
 
-.Ltuned_long:
+.if \movsb
+.L\fn\()_long:
 	cmpl	$0, kflush_memcpy_tuning+8(%rip)	/* .avoid_near */
-	je	.Ltuned_movsb
+	je	.L\fn\()_movsb
 	movl	%edi, %r8d
 	subl	%esi, %r8d
 	andl	$63, %r8d
 	subl	$1, %r8d		/* 1..31 -> 0..30; 0 -> 0xffffffff */
 	cmpl	$31, %r8d
-	jb	.Ltuned_short
-.Ltuned_movsb:
+	jb	.L\fn\()_short
+.L\fn\()_movsb:
 	rep movsb
 	ret
+.endif
 
-.Ltuned_over64:
+.L\fn\()_over64:
 	cmpq	$128, %rdx
-	ja	.Ltuned_over128
+	ja	.L\fn\()_over128
 	/* 65..128: two 32-byte pieces from each end. */
 	VLOAD	y, 0, %rsi, , 0, 1
 	VLOAD	y, -64, %rsi, %rdx, 2, 3
@@ -151,9 +162,9 @@ ENTRY(memcpy_tuned)
 	vzeroupper
 	ret
 
-.Ltuned_over128:
+.L\fn\()_over128:
 	cmpq	$256, %rdx
-	ja	.Ltuned_over256
+	ja	.L\fn\()_over256
 	/* 129..256: four from each end. */
 	VLOAD	y, 0, %rsi, , 0, 1, 2, 3
 	VLOAD	y, -128, %rsi, %rdx, 4, 5, 6, 7
@@ -163,18 +174,23 @@ ENTRY(memcpy_tuned)
 	ret
 
 	/*
-	 * 257 B up to movsb_min: one destination line per pass, the first
-	 * and last 64 bytes loaded first and stored last (the passes start
-	 * at the first line boundary past dst and may end short of the
-	 * last 64). Two ymm per pass, not four: a 128-byte pass ran cold
-	 * copies of 768 B to 1 KiB 0.85-0.9x this one on a Zen 3, and hot
-	 * ones no faster. Aligned stores: on an Intel Emerald Rapids the
-	 * unaligned loop ran hot copies at random offsets 0.83-0.87x rep
-	 * movsb from 1 KiB, where every other store split a line.
+	 * From 257 B (tuned: up to movsb_min): one destination line per
+	 * pass, the first and last 64 bytes loaded first and stored last
+	 * (the passes start at the first line boundary past dst and may end
+	 * short of the last 64). Two ymm per pass, not four: a 128-byte pass
+	 * ran cold copies of 768 B to 1 KiB 0.85-0.9x this one on a Zen 3,
+	 * and hot ones no faster. Aligned stores: on an Intel Emerald Rapids
+	 * the unaligned loop ran hot copies at random offsets 0.83-0.87x rep
+	 * movsb from 1 KiB, where every other store split a line. The loop
+	 * starts on a 32-byte boundary: on AMD family 0x17 model 0x31 where
+	 * the assembler happened to put it decided 8 KiB L1-hot copies, 95
+	 * or 133 ns (a direct timing, best of 7).
 	 */
-.Ltuned_over256:
+.L\fn\()_over256:
+.if \movsb
 	cmpq	kflush_memcpy_tuning(%rip), %rdx	/* .movsb_min */
-	jae	.Ltuned_scalar		/* a long copy at a near distance */
+	jae	.L\fn\()_scalar	/* a long copy at a near distance */
+.endif
 	VLOAD	y, 0, %rsi, , 6, 7
 	VLOAD	y, -64, %rsi, %rdx, 4, 5
 	movq	%rdi, %r9
@@ -187,6 +203,7 @@ ENTRY(memcpy_tuned)
 	addq	%rcx, %rsi
 	subq	%rcx, %rdx
 	subq	$64, %rdx		/* > 256 - 64 - 64 */
+	.p2align 5
 1:	VLOAD	y, 0, %rsi, , 0, 1
 	VSTORE	y, 0, %rdi, , 0, 1
 	addq	$64, %rsi
@@ -198,10 +215,16 @@ ENTRY(memcpy_tuned)
 	vzeroupper
 	ret
 
+.if \movsb
 	/* Near distances from movsb_min on: memcpy_orig's passes. */
-.Ltuned_scalar:
+.L\fn\()_scalar:
 	FORWARD_PASS
-END(memcpy_tuned)
+.endif
+END(\fn)
+.endm
+
+VEC_MEMCPY memcpy_tuned, 1
+VEC_MEMCPY memcpy_avx2, 0
 
 /*
  * ERMS without FSRM: rep movsb has a start-up cost that only pays off on
