@@ -53,11 +53,12 @@ static const struct kflush_cpu_rule {
 	{ "AuthenticAMD", 0x19, 0x01, 0x01, KFLUSH_OP_COPY_SAFE, "movsq", { 0, 0 } },
 	/*
 	 * AMD EPYC family 0x17 model 0x31 (Zen 2, Rome), measured here: no
-	 * erms or fsrm, so the precedence binds orig, which ran 0.5-0.8x
-	 * glibc's memcpy from 128 B hot; rep movsb runs 17-30x slower than
-	 * glibc's memcpy whenever (dst - src) mod 64 is 1..31 and at distance
-	 * 0 beats the avx2 copy only by noise (copy-bench memcpy, 256 KiB
-	 * hot window, 2-64 KiB). So avx2: tuned's AVX copy, never rep movsb.
+	 * erms or fsrm, so the precedence binds orig, which ran 0.61-0.89x
+	 * glibc's memcpy hot from 128 B at fixed sizes, 0.38-0.80x at random
+	 * ones. rep movsb took 680-1150 ns for 2 KiB L1-hot whenever (dst -
+	 * src) mod 64 is 1..31 (glibc 22-29); at distance 0 it beat the AVX
+	 * copy in L2 (1.09-1.12x) and lost in L1 (0.6-0.9x). So avx2:
+	 * tuned's AVX copy, never rep movsb (1.4-1.9x orig hot, libkflush(7)).
 	 */
 	{ "AuthenticAMD", 0x17, 0x31, 0x31, KFLUSH_OP_MEMCPY, "avx2", { 0, 0 } },
 	/* Intel Sapphire Rapids: rep movsb catches memcpy_orig at 384 B (stop 6). */
