@@ -325,9 +325,11 @@ KFLUSH_INLINE void vec_copy_small(char *d, const char *s, size_t n,
  * per xmm, then four 16-byte movntdq, so the call stores as the inline
  * path does. 8-byte loads: a record just built with 8-byte stores (the
  * memmap template, its lru words rewritten per page) forwards to them,
- * where a wider load waits for those stores to retire (Intel family 6
- * model 0xcf, copy-bench struct-page 64 B: 6.6 ns per page with one
- * 64-byte load, 3.2-3.3 with the eight loads). Merging them into wider
+ * where a wider load waits for those stores to retire (copy-bench
+ * struct-page 64 B, ns per page: Intel family 6 model 0xcf 6.6 with one
+ * 64-byte load, 3.2-3.3 with the eight; AMD family 0x19 model 0x01 8.9
+ * with two 32-byte loads, 3.4-3.6 with the eight, which cost a 64-byte
+ * copy of a source not just written 2-7 %). Merging them into wider
  * registers for fewer stores costs shuffles and bought nothing measured:
  *   - avx512, one zmm (three shuffles), Intel 0xcf without movdir64b, the
  *     same bench, nine runs of 7 rounds, CPU time: 3.2-4.1 ns, four movntdq
@@ -336,7 +338,7 @@ KFLUSH_INLINE void vec_copy_small(char *d, const char *s, size_t n,
  *     (Zen 2), CPU time, alternating builds: struct-page 64 B 3.9-4.0 ->
  *     3.0-3.1 ns (the inline path 3.0-3.5), init-bench generic/fixed
  *     (three alternations of 10 rebinds) nd_pmem 1.34-1.35 -> 1.08-1.12,
- *     dax_pmem 1.49-1.54 -> 1.22-1.25. On Intel 0xcf the two ymm and the
+ *     dax_pmem 1.48-1.54 -> 1.21-1.25. On Intel 0xcf the two ymm and the
  *     four movntdq tied (2.8-3.2 ns); Zen 3 was not measured this way.
  */
 KFLUSH_INLINE void vec_one_line(char *d, const char *s)
