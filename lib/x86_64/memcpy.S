@@ -174,17 +174,25 @@ ENTRY(\fn)
 	ret
 
 	/*
-	 * From 257 B (tuned: up to movsb_min): one destination line per
-	 * pass, the first and last 64 bytes loaded first and stored last
+	 * From 257 B (tuned: up to movsb_min): passes over whole destination
+	 * lines, the first and last 64 bytes loaded first and stored last
 	 * (the passes start at the first line boundary past dst and may end
-	 * short of the last 64). Two ymm per pass, not four: a 128-byte pass
-	 * ran cold copies of 768 B to 1 KiB 0.85-0.9x this one on a Zen 3,
-	 * and hot ones no faster. Aligned stores: on an Intel Emerald Rapids
+	 * short of the last 64). Aligned stores: on an Intel Emerald Rapids
 	 * the unaligned loop ran hot copies at random offsets 0.83-0.87x rep
 	 * movsb from 1 KiB, where every other store split a line. The loop
 	 * starts on a 32-byte boundary: on AMD family 0x17 model 0x31 where
 	 * the assembler happened to put it decided 8 KiB L1-hot copies, 95
 	 * or 133 ns (a direct timing, best of 7).
+	 *
+	 * tuned moves one line (two ymm) per pass: a 128-byte pass ran cold
+	 * copies of 768 B to 1 KiB 0.85-0.9x this one on a Zen 3, and hot
+	 * ones no faster. avx2 moves two (four ymm), then one if a line is
+	 * left: on AMD family 0x17 model 0x31, L1-hot direct timings (best
+	 * of 7) 512 B 8.7-9.5 -> 7.5-7.9 ns, 2 KiB 23.6-24.6 -> 21.6-22.2, 8
+	 * KiB 88-89 -> 80.5-81 (glibc 7.2-8.2, 22, 80-87); copy-bench memcpy
+	 * over glibc, two alternations: hot random from 2 KiB 0.90-0.91 ->
+	 * 0.96-0.97, at 97 B-2 KiB 0.94-0.96 -> 0.97-0.99, cold random
+	 * 1.04-1.08 -> 1.00-1.03 (over orig unchanged there, 1.32-1.35).
 	 */
 .L\fn\()_over256:
 .if \movsb
@@ -204,12 +212,27 @@ ENTRY(\fn)
 	subq	%rcx, %rdx
 	subq	$64, %rdx		/* > 256 - 64 - 64 */
 	.p2align 5
+.if \movsb
 1:	VLOAD	y, 0, %rsi, , 0, 1
 	VSTORE	y, 0, %rdi, , 0, 1
 	addq	$64, %rsi
 	addq	$64, %rdi
 	subq	$64, %rdx
 	ja	1b
+.else
+1:	VLOAD	y, 0, %rsi, , 0, 1, 2, 3
+	VSTORE	y, 0, %rdi, , 0, 1, 2, 3
+	subq	$-128, %rsi
+	subq	$-128, %rdi
+	addq	$-128, %rdx
+	cmpq	$64, %rdx		/* signed: may have gone below 0 */
+	jg	1b
+	testq	%rdx, %rdx
+	jle	2f
+	VLOAD	y, 0, %rsi, , 0, 1
+	VSTORE	y, 0, %rdi, , 0, 1
+2:
+.endif
 	VSTORE	y, 0, %r9, , 6, 7
 	VSTORE	y, 0, %r8, , 4, 5
 	vzeroupper
