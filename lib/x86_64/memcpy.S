@@ -100,8 +100,8 @@ END(memcpy_fsrm)
  * (movsb = 0, no rep movsb at any size). Under 32 B it is memcpy_orig's
  * tail; from 32 to 256 B, AVX loads and stores (16 bytes to 64 B, 32
  * above) from both ends, all loads first, as glibc does (user space may
- * use vector registers, the kernel's memcpy may not); above, a 32-byte
- * loop. A 64-byte hot copy took memcpy_orig twice as long as glibc's
+ * use vector registers, the kernel's memcpy may not); above, a loop of
+ * 32-byte pieces. A 64-byte hot copy took memcpy_orig twice as long as glibc's
  * memcpy on a Zen 3, and a 16-byte loop ran 0.7-0.8x a 32-byte one L1-hot
  * at 512 B-2 KiB (libkflush(7)).
  *
