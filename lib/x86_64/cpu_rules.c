@@ -57,7 +57,8 @@ static const struct kflush_cpu_rule {
 	 * glibc's memcpy hot from 128 B at fixed sizes, 0.38-0.80x at random
 	 * ones. rep movsb took 680-1150 ns for 2 KiB L1-hot whenever (dst -
 	 * src) mod 64 is 1..31 (glibc 22-29); at distance 0 it beat the AVX
-	 * copy in L2 (1.09-1.12x) and lost in L1 (0.6-0.9x). So avx2:
+	 * copy (one line per pass then) in L2 (1.09-1.12x) and lost in L1
+	 * (0.6-0.9x). So avx2:
 	 * tuned's AVX copy, never rep movsb (1.3-1.9x orig hot, libkflush(7)).
 	 */
 	{ "AuthenticAMD", 0x17, 0x31, 0x31, KFLUSH_OP_MEMCPY, "avx2", { 0, 0 } },

@@ -110,8 +110,9 @@ END(memcpy_fsrm)
  * below it, or when avoid_near is set and (dst - src) mod 64 is 1..31
  * (where that CPU's rep movsb crawls), a copy without it: the loop up to
  * movsb_min, memcpy_orig's forward or backward pass at a near distance
- * from movsb_min on. avx2 is for a CPU whose rep movsb is never the
- * faster copy (libkflush(7): AMD family 0x17 model 0x31).
+ * from movsb_min on. avx2 is for a CPU whose rep movsb does not pay on
+ * the whole: on AMD family 0x17 model 0x31 it crawls at those distances
+ * and wins only aligned L2-hot copies (libkflush(7)).
  *
  * Both clobber ymm0-ymm7 as well (all caller-saved), and leave the upper
  * halves zero.
