@@ -20,7 +20,9 @@
  * (Under AddressSanitizer only the NT stores are checked: its frames and
  * stack redzones are ordinary stores.)
  * Below 1024 bytes the cached edge lines of a copy are prefetched before
- * its first store; from 1024 bytes, and for a fill, every byte is NT.
+ * its first store, and a copy or fill with a sub-word edge and no whole
+ * line stores nothing NT; from 1024 bytes every byte of a copy or a fill
+ * is NT.
  * test_flushcache.c checks the bytes and test_persistence.c the lines;
  * this catches a path that is correct but not the one measured (a
  * condition that can never be true still copies right, through movnti).
@@ -286,17 +288,29 @@ static void asked_sink(void *ctx, const struct td_insn *in, const struct td_effe
 }
 
 /*
+ * kflush_memcpy_flushcache(3) below 1024 bytes: a copy with a sub-word
+ * edge (a destination not 8-byte aligned, or an end not 4-byte aligned)
+ * that holds no whole aligned line goes all through the cache.
+ */
+static int all_cached(size_t doff, size_t n)
+{
+	size_t to_line = (64 - doff % 64) % 64;
+
+	return (doff % 8 || (doff + n) % 4) && n < to_line + 64;
+}
+
+/*
  * flushcache_lines() below 1024 bytes (lib/x86_64/flushcache.h says why):
  * each edge line the copy writes through the cache is prefetched before
- * the copy's first store, and a copy without cached edges prefetches
- * nothing.
+ * the copy's first store, and a copy without cached edges, or with nothing
+ * but (the temporal copy's), prefetches nothing.
  */
 Test(flushcache_stores, cached_edges_prefetched, .init = setup, .fini = teardown)
 {
 	static const struct {
 		size_t n, doff;
 	} cases[] = { { 100, 1 }, { 300, 3 }, { 1000, 13 }, { 301, 8 }, { 263, 1 }, { 1000, 0 },
-		      { 1023, 0 }, { 40, 9 } };
+		      { 1023, 0 }, { 40, 9 }, { 127, 1 }, { 126, 1 }, { 71, 0 } };
 	static const char *const names[] = { "avx512", "avx2", "movnti" };
 	size_t ran = 0;
 
@@ -316,7 +330,7 @@ Test(flushcache_stores, cached_edges_prefetched, .init = setup, .fini = teardown
 			 */
 			size_t n = cases[i].n, doff = cases[i].doff;
 			size_t head = doff % 8 ? 64 - doff % 64 : 0;
-			size_t want = head >= n ? 1 : (head > 0) + ((n - head) % 4 != 0);
+			size_t want = all_cached(doff, n) ? 0 : (head > 0) + ((n - head) % 4 != 0);
 			struct asked a = { 0 };
 
 			a.d0 = (uint64_t)(uintptr_t)(arena + cases[i].doff);
@@ -326,6 +340,110 @@ Test(flushcache_stores, cached_edges_prefetched, .init = setup, .fini = teardown
 				     "first store, want %zu (its cached edge lines)", names[v], n, doff,
 				     a.prefetches, want);
 		}
+	}
+	if (!ran)
+		cr_skip_test("no memcpy_flushcache variant of these usable here");
+}
+
+/* Per destination byte of a short call: stored NT, stored through the cache. */
+struct bylines {
+	uint64_t d0, d1;
+	unsigned char nt[1024], cached[1024];
+};
+
+static void bylines_sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
+{
+	struct bylines *b = ctx;
+	uint64_t a = e->addr, z = e->addr + e->len;
+
+	(void)in;
+	if (z <= b->d0 || a >= b->d1 || (e->kind != TD_STORE && e->kind != TD_STORE_NT))
+		return;
+	for (uint64_t p = a < b->d0 ? b->d0 : a; p < z && p < b->d1; p++)
+		(e->kind == TD_STORE_NT ? b->nt : b->cached)[p - b->d0] = 1;
+}
+
+/*
+ * The rule of kflush_memcpy_flushcache(3) and kflush_memset_flushcache(3)
+ * below 1024 bytes, line by line of the destination: an 8-aligned call
+ * whose end is 4-aligned stores every byte NT and none through the cache
+ * (struct pages, packed); one with a sub-word edge and no whole line
+ * stores nothing NT; one with a sub-word edge and a whole line stores each
+ * whole line NT only, and each partial line one way only.
+ */
+static void expect_by_line(const char *what, const struct bylines *b, size_t doff, size_t n)
+{
+	int regular = doff % 8 == 0 && (doff + n) % 4 == 0;
+
+	for (size_t l0 = 0; l0 < n; l0 = (doff + l0) / 64 * 64 + 64 - doff) {
+		size_t l1 = (doff + l0) / 64 * 64 + 64 - doff, nt = 0, cached = 0;
+		int whole = (doff + l0) % 64 == 0 && l1 <= n;
+
+		if (l1 > n)
+			l1 = n;
+		for (size_t i = l0; i < l1; i++) {
+			nt += b->nt[i];
+			cached += b->cached[i];
+		}
+		if (regular)
+			cr_expect(nt == l1 - l0 && !cached, "%s n=%zu dst+%zu, bytes %zu..%zu: %zu NT, "
+				  "%zu cached, want all NT", what, n, doff, l0, l1, nt, cached);
+		else if (all_cached(doff, n))
+			cr_expect(!nt, "%s n=%zu dst+%zu, bytes %zu..%zu: %zu NT, want none (no whole "
+				  "line)", what, n, doff, l0, l1, nt);
+		else if (whole)
+			cr_expect(nt == 64 && !cached, "%s n=%zu dst+%zu, whole line at %zu: %zu NT, "
+				  "%zu cached", what, n, doff, l0, nt, cached);
+		else
+			cr_expect(!nt || !cached, "%s n=%zu dst+%zu, bytes %zu..%zu: %zu NT and %zu "
+				  "cached in one line", what, n, doff, l0, l1, nt, cached);
+	}
+}
+
+Test(flushcache_stores, short_calls_by_line, .init = setup, .fini = teardown)
+{
+	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx2", "movdir64b",
+					     "movnti" };
+	static const size_t sizes[] = { 1, 3, 4, 8, 12, 40, 63, 64, 65, 100, 126, 127, 128, 200,
+					 255, 300, 700 };
+	static const size_t doffs[] = { 0, 1, 3, 4, 8, 13, 56, 60, 63 };
+	static struct bylines b;
+	size_t ran = 0;
+
+	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
+		kflush_fn cp = variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]);
+		kflush_fn set = kflush_variant_find(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v]) < 0 ? NULL :
+			variant(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v]);
+
+		if (!cp)
+			continue;
+		ran++;
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			for (size_t o = 0; o < sizeof(doffs) / sizeof(doffs[0]); o++) {
+				size_t n = sizes[i], doff = doffs[o];
+				char what[64], err[256] = "";
+
+				memset(&b, 0, sizeof(b));
+				b.d0 = (uint64_t)(uintptr_t)(arena + doff);
+				b.d1 = b.d0 + n;
+				traced_with(names[v], (kflush_memcpy_flushcache_fn)cp, doff, n,
+					    bylines_sink, &b);
+				snprintf(what, sizeof(what), "memcpy %s", names[v]);
+				expect_by_line(what, &b, doff, n);
+				if (!set)
+					continue;
+				memset(&b, 0, sizeof(b));
+				b.d0 = (uint64_t)(uintptr_t)(arena + doff);
+				b.d1 = b.d0 + n;
+				cr_assert_eq(tt_call(&tracer, (const void *)set, b.d0, 0x5a, n, bylines_sink, &b, err,
+						     sizeof(err)), 0, "%s n=%zu dst+%zu: %s", names[v], n,
+					     doff, err);
+				for (size_t k = 0; k < n; k++)
+					cr_assert_eq(arena[doff + k], 0x5a, "memset %s n=%zu dst+%zu: byte "
+						     "%zu wrong", names[v], n, doff, k);
+				snprintf(what, sizeof(what), "memset %s", names[v]);
+				expect_by_line(what, &b, doff, n);
+			}
 	}
 	if (!ran)
 		cr_skip_test("no memcpy_flushcache variant of these usable here");

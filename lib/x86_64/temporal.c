@@ -261,6 +261,12 @@ static KFLUSH_EARLY kflush_memset_flushcache_fn kflush_memset_temporal_resolve(v
 	return fns[temporal_wb()];
 }
 
+/* The library's own calls (flushcache.h). */
+void memcpy_temporal(void *dst, const void *src, size_t n)
+	__attribute__((ifunc("kflush_memcpy_temporal_resolve")));
+void memset_temporal(void *dst, int c, size_t n)
+	__attribute__((ifunc("kflush_memset_temporal_resolve")));
+
 /**
  * kflush_memcpy_temporal() - copy through the cache, then write the lines back
  * @dst: destination, any alignment
