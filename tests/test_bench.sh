@@ -45,26 +45,38 @@ check_csv() { # file, modes...
 }
 
 # Rounds 0..N-1 per result, or 0..4N for a bench cell measured again
-# over the roof (pmemtest(1), ROOFS; test_pmemtest_roof.sh says which).
+# over the roof, or for a cold copy-bench cell of m contenders measured
+# again on a pool of spans N plus the least multiple of m from 3N+1
+# (pmemtest(1), ROOFS; test_pmemtest_roof.sh says which).
 check_json() { # file, rounds N, 1 if cells may be measured again
 	if command -v python3 >/dev/null 2>&1; then
 		python3 - "$1" "$2" "${3:-0}" <<'PY' || fail "$1: bad JSON"
-import json, sys
+import collections, json, sys
 d = json.load(open(sys.argv[1]))
 n, again = int(sys.argv[2]), sys.argv[3] == "1"
 assert d["dram_stands_in_for_pmem"] is True
 assert d["results"], "no results"
+key = lambda r: (r["mode"], r["cache"], r["layout"], r["size"])
+m = collections.Counter(key(r) for r in d["results"])
 for r in d["results"]:
     rounds = sorted(s["round"] for s in r["samples"])
-    assert rounds == list(range(n)) or (again and rounds == list(range(4 * n + 1))), r
+    pooled = n + -(-(3 * n + 1) // m[key(r)]) * m[key(r)]
+    assert rounds == list(range(n)) or (again and (rounds == list(range(4 * n + 1)) or
+        (d["command"] == "copy-bench" and r["cache"] == "cold" and
+         rounds == list(range(pooled))))), r
     assert r["gbps"] > 0 and r["median_ns"] > 0, r
 PY
 	elif command -v jq >/dev/null 2>&1; then
 		jq -e --argjson n "$2" --argjson again "${3:-0}" '.dram_stands_in_for_pmem and
+			.command as $cmd | def key: [.mode, .cache, .layout, .size] | tostring;
+			(.results | group_by(key) | map({key: (.[0] | key), value: length})
+			 | from_entries) as $m |
 			(.results | length > 0) and all(.results[]; .gbps > 0 and
+			(key as $k | ((3 * $n + 1 + $m[$k] - 1) / $m[$k] | floor) * $m[$k] + $n) as $p |
+			(.cache == "cold" and $cmd == "copy-bench") as $cold |
 			([.samples[].round] | sort | . == [range(0; $n)] or
-			 ($again == 1 and . == [range(0; 4 * $n + 1)])))' "$1" >/dev/null ||
-			fail "$1: bad JSON"
+			 ($again == 1 and (. == [range(0; 4 * $n + 1)] or ($cold and . == [range(0; $p)])))))' \
+			"$1" >/dev/null || fail "$1: bad JSON"
 	else
 		echo "note: neither python3 nor jq, JSON only checked for a top-level object"
 		grep -q '"schema_version"' "$1" || fail "$1: not a pmemtest JSON document"

@@ -17,6 +17,8 @@
 #include <json-c/json.h>
 #include <libpmem2.h>
 
+#include "kflush.h"
+
 #include "../pmemtest.h"
 #include "../common/roof.h"
 #include "../common/stats.h"
@@ -61,6 +63,12 @@ void bench_fill(void *p, size_t n, uint64_t seed);
 #define BENCH_HOT_SPAN (4u << 20)
 size_t bench_cold(struct bench_bufs *b, size_t span);
 size_t bench_hot_base(const struct bench_bufs *b);
+/*
+ * What takes a range out of the cache before a cold sample that reuses
+ * memory: clflushopt (clwb may leave the line cached), else clflush, else
+ * whatever kflush_flush() is bound to.
+ */
+kflush_flush_fn bench_evict_fn(void);
 
 /*
  * The calls one sample makes: destination and source offsets from a base
@@ -180,11 +188,13 @@ double bench_res_roof_gbps(struct bench_res *r, int group, size_t size, const ch
 bool bench_res_over_roof(struct bench_res *r, int group, int contender, size_t size);
 /*
  * Such a cell is measured again before it is called a roof error: every
- * contender of its size runs this many more rounds, for --repeat @r
- * (copy_run.c says why). bench_res_note_again() notes how many cells did.
+ * contender of its size runs this many more rounds, for --repeat @r, or in
+ * copy-bench's cold cells the next multiple of the contenders (copy_run.c
+ * says why). bench_res_note_again() notes how many cells did, and with
+ * @pool that rule.
  */
 #define BENCH_AGAIN_ROUNDS(r) (3 * (r) + 1)
-void bench_res_note_again(struct bench_res *r, unsigned int cells, unsigned int rounds);
+void bench_res_note_again(struct bench_res *r, unsigned int cells, unsigned int rounds, bool pool);
 void bench_res_note(struct bench_res *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* --list: the contenders registered so far, one per line with their class. */

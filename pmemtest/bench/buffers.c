@@ -228,6 +228,16 @@ size_t bench_cold(struct bench_bufs *b, size_t span)
 	return off;
 }
 
+kflush_flush_fn bench_evict_fn(void)
+{
+	int idx = kflush_variant_find(KFLUSH_OP_FLUSH, "clflushopt");
+
+	if (idx < 0 || !kflush_variant_fn(KFLUSH_OP_FLUSH, (unsigned int)idx))
+		idx = kflush_variant_find(KFLUSH_OP_FLUSH, "clflush");
+	return idx >= 0 ? (kflush_flush_fn)kflush_variant_fn(KFLUSH_OP_FLUSH, (unsigned int)idx)
+			: kflush_flush;
+}
+
 size_t bench_hot_base(const struct bench_bufs *b)
 {
 	return hot_base(b->len);

@@ -139,7 +139,7 @@ int cmd_clear_bench(const struct pmemtest_global *g, int argc, char **argv)
 	static const size_t def[] = { 4096, 2u << 20, 1u << 30 };
 	struct clear_run x = { .rounds = 5, .cache = 3 };
 	size_t buffer = 0, list_buffer;
-	int ret, exit_code = PMEMTEST_EXIT_FAIL, idx;
+	int ret, exit_code = PMEMTEST_EXIT_FAIL;
 
 	x.b.fd = -1;
 	ret = parse(&x, &buffer, argc, argv);
@@ -176,11 +176,7 @@ int cmd_clear_bench(const struct pmemtest_global *g, int argc, char **argv)
 		free(x.extents);
 		return PMEMTEST_EXIT_USAGE;
 	}
-		idx = kflush_variant_find(KFLUSH_OP_FLUSH, "clflushopt");
-	if (idx < 0 || !kflush_variant_fn(KFLUSH_OP_FLUSH, (unsigned int)idx))
-		idx = kflush_variant_find(KFLUSH_OP_FLUSH, "clflush");
-	x.evict = idx >= 0 ? (kflush_flush_fn)kflush_variant_fn(KFLUSH_OP_FLUSH, (unsigned int)idx)
-			   : kflush_flush;
+	x.evict = bench_evict_fn();
 	progress_catch_interrupt();
 	x.res = bench_res_new("clear-bench", x.rounds);
 	if (!x.res || bench_bufs_open(&x.b, buffer) < 0)
@@ -220,7 +216,7 @@ int cmd_clear_bench(const struct pmemtest_global *g, int argc, char **argv)
 			clear_targets(&x, grp, h ? "hot" : "cold");
 	}
 	progress_end(&x.prog);
-	bench_res_note_again(x.res, x.again, x.rounds);
+	bench_res_note_again(x.res, x.again, x.rounds, false);
 	exit_code = bench_finish(x.res, g, "clear-bench");
 out:
 	bench_bufs_close(&x.b);

@@ -340,6 +340,7 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 	x.res = bench_res_new("copy-bench", x.o.rounds);
 	if (!x.res)
 		goto out;
+	x.evict = bench_evict_fn();
 	/* The plan and --list need no memory: only the buffer's size. */
 	x.b.len = x.o.buffer;
 	if (x.o.list) {
@@ -373,7 +374,7 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 			goto out;
 		}
 	progress_end(&x.prog);
-	bench_res_note_again(x.res, x.again, x.o.rounds);
+	bench_res_note_again(x.res, x.again, x.o.rounds, true);
 	exit_code = bench_finish(x.res, g, "copy-bench");
 out:
 	if (exit_code == PMEMTEST_EXIT_FAIL && x.res)
