@@ -221,7 +221,7 @@ check_json "$tmp/clear.json" 3 1
 # (pmemtest(1)): clear_pages to rep stos, clear_pages_flushcache to a
 # durable store, never the other way round.
 expect_rc 0 "$PMEMTEST" clear-bench --extents 2M --rounds 1 --buffer 8M --cache cold
-grep -Eq '^target cold 2 MiB: clear_pages:[a-z_]+\(bound\) .* the cached roof \(rep_stos[bq]\)' \
+grep -Eq '^target cold 2 MiB: clear_pages:[a-z_]+\(bound\) .* the cached roof \(rep_stos[bq](_page)?\)' \
 	"$tmp/out" || fail "no clear_pages target against the cached roof"
 grep -E '^target cold 2 MiB: clear_pages_flushcache:[a-z0-9_]+\(bound\) .* the durable roof \(' \
 	"$tmp/out" >"$tmp/target" || fail "no clear_pages_flushcache target against the durable roof"

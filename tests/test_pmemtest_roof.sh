@@ -37,7 +37,7 @@ has movdir64b && nt="$nt movdir64b"
 if has clwb; then nt="$nt cached_clwb"
 elif has clflushopt; then nt="$nt cached_clflushopt"
 else nt="$nt cached_clflush"; fi
-zero="$nt rep_stosb rep_stosq"
+zero="$nt rep_stosb rep_stosq rep_stosb_page rep_stosq_page"
 has clzero && zero="$zero clzero"
 echo "# this CPU's store strategies: $nt; zeroing: $zero"
 # As a sorted JSON array, for jq.

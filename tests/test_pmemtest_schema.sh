@@ -55,7 +55,7 @@ results='
 # The roof's store strategies this CPU has (pmemtest(1), ROOFS), from its
 # flags: a roof_strategy must be one of them.
 flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
-strategies="movnti sse2 rep_stosb rep_stosq"
+strategies="movnti sse2 rep_stosb rep_stosq rep_stosb_page rep_stosq_page"
 for f in avx2:avx2 avx512f:avx512 movdir64b:movdir64b clzero:clzero; do
 	case $flags in *" ${f%%:*} "*) strategies="$strategies ${f#*:}" ;; esac
 done
