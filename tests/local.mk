@@ -72,7 +72,8 @@ EXTRA_DIST += tests/run-masked-pages.sh
 tests_test_memcpy_SOURCES = tests/test_memcpy.c tests/testutil.c tests/testutil.h
 tests_test_memcpy_CFLAGS = $(TEST_CFLAGS)
 tests_test_memcpy_LDADD = $(TEST_LIBS)
-tests_test_pages_SOURCES = tests/test_pages.c tests/testutil.c tests/testutil.h
+tests_test_pages_SOURCES = tests/test_pages.c tests/doc_rules.c tests/doc_rules.h \
+	tests/testutil.c tests/testutil.h
 tests_test_pages_CFLAGS = $(TEST_CFLAGS)
 tests_test_pages_LDADD = $(TEST_LIBS)
 tests_test_pages_persistence_SOURCES = tests/test_pages_persistence.c $(TEST_UTIL) \

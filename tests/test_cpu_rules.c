@@ -93,6 +93,12 @@ Test(dispatch, cpu_rules)
 					 NULL), "avx2", "Zen 2 (Rome) memcpy");
 	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31),
 				       KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "Zen 2: no flush-copy rule");
+	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31), KFLUSH_OP_CLEAR_PAGES,
+					 NULL), "rep_stosq_page", "Zen 2 (Rome) clear_pages");
+	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31), KFLUSH_OP_CLEAR_PAGE,
+				       NULL), "Zen 2: no clear_page rule");
+	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x19, 0x01), KFLUSH_OP_CLEAR_PAGES,
+				       NULL), "Zen 3: no clear_pages rule");
 	cr_expect_null(kflush_cpu_rule("HygonGenuine", signature(0x18, 0x01), KFLUSH_OP_MEMCPY,
 				       NULL), "Hygon: no rule");
 }

@@ -95,7 +95,8 @@ static const struct doc_op {
 	{ KFLUSH_OP_CLEAR_PAGE, "clear_page", {
 		V("rep_stosb", "erms"), V("rep_stosq", "rep_good"), V("mov", "") } },
 	{ KFLUSH_OP_CLEAR_PAGES, "clear_pages", {
-		V("rep_stosb", "erms"), V("rep_stosq", "rep_good"), V("mov", "") } },
+		RULE_ONLY("rep_stosq_page", "rep_good"), V("rep_stosb", "erms"),
+		V("rep_stosq", "rep_good"), V("mov", "") } },
 	{ KFLUSH_OP_CLEAR_PAGES_FLUSHCACHE, "clear_pages_flushcache", {
 		V("clzero", "clzero"), V("avx512", "avx512f"), V("avx2", "avx2"),
 		V("movnti", "") } },

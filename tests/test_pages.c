@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "doc_rules.h"
 #include "testutil.h"
 
 #define PAGE KFLUSH_PAGE_SIZE
@@ -178,10 +179,15 @@ ParameterizedTest(struct tu_variant *v, copy_page, variants)
 	}
 }
 
-/* Which variant an op should bind, first match wins; NULL ends the list. */
+/*
+ * Which variant an op should bind, first match wins; NULL ends the list.
+ * A rule-only variant matches only where this host's documented per-CPU
+ * rule (tests/doc_rules.c) names it.
+ */
 struct rule {
 	uint64_t needs;
 	const char *name;
+	int rule_only;
 };
 
 static void assert_bound(enum kflush_op op, const struct rule *rules)
@@ -189,10 +195,20 @@ static void assert_bound(enum kflush_op op, const struct rule *rules)
 	uint64_t f = kflush_cpu_features();
 	int bound = kflush_variant_bound(op);
 	const char *got = kflush_variant_name(op, (unsigned int)bound);
+	const struct doc_rule *r;
 
+	if (!doc_host.vendor[0])
+		doc_read_host();
+	r = doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model, op);
 	cr_log_info("%s: bound %s", kflush_op_name(op), got);
+	for (const struct rule *k = rules; r && k->name; k++)
+		if (k->rule_only && strcmp(k->name, r->variant) == 0 && (k->needs & f) == k->needs) {
+			cr_assert_str_eq(got, k->name, "%s: bound %s, this CPU's rule says %s",
+					 kflush_op_name(op), got, k->name);
+			return;
+		}
 	for (; rules->name; rules++) {
-		if ((rules->needs & f) != rules->needs)
+		if (rules->rule_only || (rules->needs & f) != rules->needs)
 			continue;
 		cr_assert_str_eq(got, rules->name, "%s: bound %s, precedence says %s (features %#llx)",
 				 kflush_op_name(op), got, rules->name, (unsigned long long)f);
@@ -205,21 +221,25 @@ static void assert_bound(enum kflush_op op, const struct rule *rules)
 Test(pages, bound)
 {
 	static const struct rule clear[] = {
-		{ KFLUSH_CPU_ERMS, "rep_stosb" }, { KFLUSH_CPU_REP_GOOD, "rep_stosq" },
-		{ 0, "mov" }, { 0, NULL },
+		{ KFLUSH_CPU_ERMS, "rep_stosb", 0 }, { KFLUSH_CPU_REP_GOOD, "rep_stosq", 0 },
+		{ 0, "mov", 0 }, { 0, NULL, 0 },
+	};
+	static const struct rule clear_pages[] = {
+		{ KFLUSH_CPU_REP_GOOD, "rep_stosq_page", 1 }, { KFLUSH_CPU_ERMS, "rep_stosb", 0 },
+		{ KFLUSH_CPU_REP_GOOD, "rep_stosq", 0 }, { 0, "mov", 0 }, { 0, NULL, 0 },
 	};
 	static const struct rule copy[] = {
-		{ KFLUSH_CPU_ERMS, "rep_movsb" }, { KFLUSH_CPU_REP_GOOD, "rep_movsq" },
-		{ 0, "mov" }, { 0, NULL },
+		{ KFLUSH_CPU_ERMS, "rep_movsb", 0 }, { KFLUSH_CPU_REP_GOOD, "rep_movsq", 0 },
+		{ 0, "mov", 0 }, { 0, NULL, 0 },
 	};
 	static const struct rule flushcache[] = {
-		{ KFLUSH_CPU_CLZERO, "clzero" }, { KFLUSH_CPU_AVX512F, "avx512" },
-		{ KFLUSH_CPU_AVX2, "avx2" }, { 0, "movnti" }, { 0, NULL },
+		{ KFLUSH_CPU_CLZERO, "clzero", 0 }, { KFLUSH_CPU_AVX512F, "avx512", 0 },
+		{ KFLUSH_CPU_AVX2, "avx2", 0 }, { 0, "movnti", 0 }, { 0, NULL, 0 },
 	};
 	const char *env = getenv("KFLUSH_HWCAPS");
 
 	assert_bound(KFLUSH_OP_CLEAR_PAGE, clear);
-	assert_bound(KFLUSH_OP_CLEAR_PAGES, clear);
+	assert_bound(KFLUSH_OP_CLEAR_PAGES, clear_pages);
 	assert_bound(KFLUSH_OP_COPY_PAGE, copy);
 	assert_bound(KFLUSH_OP_CLEAR_PAGES_FLUSHCACHE, flushcache);
 

@@ -9,7 +9,8 @@
  *
  * clear_page_*:  Input: rdi = page (4096-byte aligned)
  * clear_pages_*: Input: rdi = addr (4096-byte aligned), rsi = npages
- * Output: none. Clobbers rax, rcx, rdi and the flags; rsi is preserved.
+ * Output: none. Clobbers rax, rcx, rdi and the flags (rep_stosq_page rdx
+ * too); rsi is preserved.
  */
 #include "x86_64/asm.h"
 
@@ -50,6 +51,24 @@ ENTRY(clear_pages_rep_stosq)
 	rep stosq
 	ret
 END(clear_pages_rep_stosq)
+
+/*
+ * The extent a page at a time, one rep stosq each: for a CPU whose long
+ * string stores run slower than page-sized ones (cpu_rules.c, Zen 2).
+ */
+ENTRY(clear_pages_rep_stosq_page)
+	movq	%rsi, %rdx
+	xorl	%eax, %eax
+	testq	%rdx, %rdx
+	jz	.Lpages_done
+.Lpages_loop:
+	movl	$PAGE_SIZE / 8, %ecx
+	rep stosq
+	decq	%rdx
+	jnz	.Lpages_loop
+.Lpages_done:
+	ret
+END(clear_pages_rep_stosq_page)
 
 ENTRY(clear_pages_mov)
 	movq	%rsi, %rcx

@@ -17,6 +17,7 @@ void clear_page_rep_stosb(void *page);
 void clear_page_rep_stosq(void *page);
 void clear_pages_rep_stosb(void *addr, size_t npages);
 void clear_pages_rep_stosq(void *addr, size_t npages);
+void clear_pages_rep_stosq_page(void *addr, size_t npages);
 
 void copy_page_rep_movsb(void *to, const void *from);
 void copy_page_rep_movsq(void *to, const void *from);

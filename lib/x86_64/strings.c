@@ -35,6 +35,8 @@ KFLUSH_IMPLS(kflush_clear_page,
 );
 
 KFLUSH_IMPLS(kflush_clear_pages,
+	KFLUSH_IMPL("rep_stosq_page", KFLUSH_CPU_REP_GOOD, KFLUSH_IMPL_RULE_ONLY,
+		    clear_pages_rep_stosq_page),
 	KFLUSH_IMPL("rep_stosb", KFLUSH_CPU_ERMS, 0, clear_pages_rep_stosb),
 	KFLUSH_IMPL("rep_stosq", KFLUSH_CPU_REP_GOOD, 0, clear_pages_rep_stosq),
 	KFLUSH_IMPL("mov", 0, 0, clear_pages_mov),
@@ -84,7 +86,9 @@ KFLUSH_RESOLVER(KFLUSH_OP_CLEAR_PAGES, kflush_clear_pages_fn, kflush_clear_pages
  *
  * The string variants clear the whole extent with a single rep stos, never
  * page by page, so the CPU sees its true size (Zen parts stop allocating
- * cache lines for extents larger than L3). Does not fence.
+ * cache lines for extents larger than L3); but a per-CPU rule binds
+ * rep_stosq_page, one rep stosq a page, where that measured faster (Zen 2).
+ * Does not fence.
  */
 KFLUSH_API void kflush_clear_pages(void *addr, size_t npages)
 	__attribute__((ifunc("kflush_clear_pages_resolve")));
