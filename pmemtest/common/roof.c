@@ -224,16 +224,20 @@ static void rep_stosq_zero(void *dst, size_t len)
  */
 #define ROOF_PAGE 4096
 
-static void rep_stosb_page_zero(void *dst, size_t len)
+static inline void by_page(void (*zero)(void *dst, size_t len), char *dst, size_t len)
 {
 	for (size_t off = 0; off < len; off += ROOF_PAGE)
-		rep_stosb_zero((char *)dst + off, len - off < ROOF_PAGE ? len - off : ROOF_PAGE);
+		zero(dst + off, len - off < ROOF_PAGE ? len - off : ROOF_PAGE);
+}
+
+static void rep_stosb_page_zero(void *dst, size_t len)
+{
+	by_page(rep_stosb_zero, dst, len);
 }
 
 static void rep_stosq_page_zero(void *dst, size_t len)
 {
-	for (size_t off = 0; off < len; off += ROOF_PAGE)
-		rep_stosq_zero((char *)dst + off, len - off < ROOF_PAGE ? len - off : ROOF_PAGE);
+	by_page(rep_stosq_zero, dst, len);
 }
 
 /* CLZERO (AMD): zero a whole line without reading it; weakly ordered. */
