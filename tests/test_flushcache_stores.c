@@ -290,13 +290,23 @@ static void asked_sink(void *ctx, const struct td_insn *in, const struct td_effe
 /*
  * kflush_memcpy_flushcache(3) below 1024 bytes: a copy with a sub-word
  * edge (a destination not 8-byte aligned, or an end not 4-byte aligned)
- * that holds no whole aligned line goes all through the cache.
+ * that holds no whole aligned line goes all through the cache; in the
+ * "_short_cached" variants (libkflush(7), Variants) every such copy below
+ * 768 bytes does.
  */
-static int all_cached(size_t doff, size_t n)
+#define SHORT_CACHED_BELOW 768
+
+static int short_cached(const char *variant)
+{
+	return strstr(variant, "_short_cached") != NULL;
+}
+
+static int all_cached(const char *variant, size_t doff, size_t n)
 {
 	size_t to_line = (64 - doff % 64) % 64;
 
-	return (doff % 8 || (doff + n) % 4) && n < to_line + 64;
+	return (doff % 8 || (doff + n) % 4) &&
+	       (n < to_line + 64 || (short_cached(variant) && n < SHORT_CACHED_BELOW));
 }
 
 /*
@@ -310,8 +320,9 @@ Test(flushcache_stores, cached_edges_prefetched, .init = setup, .fini = teardown
 	static const struct {
 		size_t n, doff;
 	} cases[] = { { 100, 1 }, { 300, 3 }, { 1000, 13 }, { 301, 8 }, { 263, 1 }, { 1000, 0 },
-		      { 1023, 0 }, { 40, 9 }, { 127, 1 }, { 126, 1 }, { 71, 0 } };
-	static const char *const names[] = { "avx512", "avx2", "movnti" };
+		      { 1023, 0 }, { 40, 9 }, { 127, 1 }, { 126, 1 }, { 71, 0 }, { 767, 5 },
+		      { 768, 5 }, { 767, 8 }, { 770, 8 } };
+	static const char *const names[] = { "avx512", "avx2", "avx2_short_cached", "movnti" };
 	size_t ran = 0;
 
 	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
@@ -330,7 +341,7 @@ Test(flushcache_stores, cached_edges_prefetched, .init = setup, .fini = teardown
 			 */
 			size_t n = cases[i].n, doff = cases[i].doff;
 			size_t head = doff % 8 ? 64 - doff % 64 : 0;
-			size_t want = all_cached(doff, n) ? 0 : (head > 0) + ((n - head) % 4 != 0);
+			size_t want = all_cached(names[v], doff, n) ? 0 : (head > 0) + ((n - head) % 4 != 0);
 			struct asked a = { 0 };
 
 			a.d0 = (uint64_t)(uintptr_t)(arena + cases[i].doff);
@@ -368,10 +379,12 @@ static void bylines_sink(void *ctx, const struct td_insn *in, const struct td_ef
  * below 1024 bytes, line by line of the destination: an 8-aligned call
  * whose end is 4-aligned stores every byte NT and none through the cache
  * (struct pages, packed); one with a sub-word edge and no whole line
- * stores nothing NT; one with a sub-word edge and a whole line stores each
- * whole line NT only, and each partial line one way only.
+ * stores nothing NT, and so does one below 768 bytes in a "_short_cached"
+ * variant; any other with a sub-word edge stores each whole line NT only,
+ * and each partial line one way only.
  */
-static void expect_by_line(const char *what, const struct bylines *b, size_t doff, size_t n)
+static void expect_by_line(const char *what, const char *variant, const struct bylines *b,
+			   size_t doff, size_t n)
 {
 	int regular = doff % 8 == 0 && (doff + n) % 4 == 0;
 
@@ -388,9 +401,9 @@ static void expect_by_line(const char *what, const struct bylines *b, size_t dof
 		if (regular)
 			cr_expect(nt == l1 - l0 && !cached, "%s n=%zu dst+%zu, bytes %zu..%zu: %zu NT, "
 				  "%zu cached, want all NT", what, n, doff, l0, l1, nt, cached);
-		else if (all_cached(doff, n))
-			cr_expect(!nt, "%s n=%zu dst+%zu, bytes %zu..%zu: %zu NT, want none (no whole "
-				  "line)", what, n, doff, l0, l1, nt);
+		else if (all_cached(variant, doff, n))
+			cr_expect(!nt, "%s n=%zu dst+%zu, bytes %zu..%zu: %zu NT, want none (all "
+				  "cached)", what, n, doff, l0, l1, nt);
 		else if (whole)
 			cr_expect(nt == 64 && !cached, "%s n=%zu dst+%zu, whole line at %zu: %zu NT, "
 				  "%zu cached", what, n, doff, l0, nt, cached);
@@ -402,10 +415,10 @@ static void expect_by_line(const char *what, const struct bylines *b, size_t dof
 
 Test(flushcache_stores, short_calls_by_line, .init = setup, .fini = teardown)
 {
-	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx2", "movdir64b",
-					     "movnti" };
+	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx2",
+					     "avx2_short_cached", "movdir64b", "movnti" };
 	static const size_t sizes[] = { 1, 3, 4, 8, 12, 40, 63, 64, 65, 100, 126, 127, 128, 200,
-					 255, 300, 700 };
+					 255, 300, 700, 767, 768, 1000 };
 	static const size_t doffs[] = { 0, 1, 3, 4, 8, 13, 56, 60, 63 };
 	static struct bylines b;
 	size_t ran = 0;
@@ -429,7 +442,7 @@ Test(flushcache_stores, short_calls_by_line, .init = setup, .fini = teardown)
 				traced_with(names[v], (kflush_memcpy_flushcache_fn)cp, doff, n,
 					    bylines_sink, &b);
 				snprintf(what, sizeof(what), "memcpy %s", names[v]);
-				expect_by_line(what, &b, doff, n);
+				expect_by_line(what, names[v], &b, doff, n);
 				if (!set)
 					continue;
 				memset(&b, 0, sizeof(b));
@@ -442,7 +455,7 @@ Test(flushcache_stores, short_calls_by_line, .init = setup, .fini = teardown)
 					cr_assert_eq(arena[doff + k], 0x5a, "memset %s n=%zu dst+%zu: byte "
 						     "%zu wrong", names[v], n, doff, k);
 				snprintf(what, sizeof(what), "memset %s", names[v]);
-				expect_by_line(what, &b, doff, n);
+				expect_by_line(what, names[v], &b, doff, n);
 			}
 	}
 	if (!ran)

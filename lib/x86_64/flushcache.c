@@ -41,7 +41,7 @@ static inline __attribute__((always_inline)) void movnti_block(char *d, const ch
 /* The movnti copy at any length, and every variant's below 256 bytes. */
 void flushcache_short(char *d, const char *s, size_t n)
 {
-	flushcache_lines(d, s, n, MOVNTI_BLOCK, movnti_block, movnti_line);
+	flushcache_lines(d, s, n, 0, MOVNTI_BLOCK, movnti_block, movnti_line);
 }
 
 FLUSHCACHE_ENTRY(memcpy_flushcache_movnti, flushcache_short, movnti_line, movnti_line, nt_copy_small)
@@ -63,6 +63,8 @@ KFLUSH_IMPLS(kflush_memcpy_flushcache,
 		    memcpy_flushcache_avx512_movdir64b),
 	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memcpy_flushcache_avx512),
 	KFLUSH_IMPL("avx2", KFLUSH_CPU_AVX2, 0, memcpy_flushcache_avx2),
+	KFLUSH_IMPL("avx2_short_cached", KFLUSH_CPU_AVX2, KFLUSH_IMPL_RULE_ONLY,
+		    memcpy_flushcache_avx2_short_cached),
 	KFLUSH_IMPL("movdir64b", KFLUSH_CPU_MOVDIR64B, 0, memcpy_flushcache_movdir64b),
 	KFLUSH_IMPL("movnti", KFLUSH_CPU_SSE2, 0, memcpy_flushcache_movnti),
 	KFLUSH_IMPL("kernel", 0, 0, memcpy_flushcache_kernel),
@@ -118,7 +120,7 @@ void flushset_short(char *d, int c, size_t n)
 		nt_set_words(d, v, n);
 		return;
 	}
-	flushset_lines(d, c, n, &v, movnti_set_line);
+	flushset_lines(d, c, n, 0, &v, movnti_set_line);
 }
 
 void memset_flushcache_movnti(void *dst, int c, size_t n)
@@ -129,6 +131,8 @@ void memset_flushcache_movnti(void *dst, int c, size_t n)
 KFLUSH_IMPLS(kflush_memset_flushcache,
 	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memset_flushcache_avx512),
 	KFLUSH_IMPL("avx2", KFLUSH_CPU_AVX2, 0, memset_flushcache_avx2),
+	KFLUSH_IMPL("avx2_short_cached", KFLUSH_CPU_AVX2, KFLUSH_IMPL_RULE_ONLY,
+		    memset_flushcache_avx2_short_cached),
 	KFLUSH_IMPL("movnti", KFLUSH_CPU_SSE2, 0, memset_flushcache_movnti),
 	KFLUSH_IMPL("kernel", 0, 0, memset_flushcache_kernel),
 );

@@ -40,6 +40,9 @@ static inline __attribute__((always_inline)) void avx2_block(char *d, const char
 FLUSHCACHE_VARIANT(memcpy_flushcache_avx2, AVX2_BLOCK, avx2_block, avx2_line, vec_one_line,
 		   vec_copy_small)
 
+FLUSHCACHE_SHORT_CACHED_VARIANT(memcpy_flushcache_avx2_short_cached, AVX2_BLOCK, avx2_block,
+				avx2_line, vec_one_line, vec_copy_small)
+
 void memmove_flushcache_avx2(void *dst, const void *src, size_t n)
 {
 	flushmove_lines(dst, src, n, AVX2_BLOCK, avx2_block, avx2_line);
@@ -57,7 +60,17 @@ static __attribute__((noinline)) void avx2_set_lines(char *d, int c, size_t n)
 {
 	__m256i v = _mm256_set1_epi8((char)c);
 
-	flushset_lines(d, c, n, &v, avx2_set_line);
+	flushset_lines(d, c, n, 0, &v, avx2_set_line);
 }
 
 FLUSHSET_ENTRY(memset_flushcache_avx2, avx2_set_lines)
+
+static __attribute__((noinline)) void avx2_set_lines_short_cached(char *d, int c, size_t n)
+{
+	__m256i v = _mm256_set1_epi8((char)c);
+
+	flushset_lines(d, c, n, SHORT_CACHED_BELOW, &v, avx2_set_line);
+}
+
+FLUSHSET_ENTRY_SHORT(memset_flushcache_avx2_short_cached, avx2_set_lines_short_cached,
+		     flushset_short_cached)
