@@ -101,32 +101,15 @@ static inline __attribute__((always_inline)) void movnti_set_line(char *d, const
 		nt_store8(d + 8 * i, v);
 }
 
-/*
- * The movnti fill at any length, and every variant's below 256 bytes. An
- * 8-aligned fill of a multiple of 4 below 256 bytes has no edge
- * (split_edges()) and is stored in NT words whole lines and all, as the
- * copy's small path does (nt_copy_small()): those words, without the
- * driver around them. AMD EPYC family 0x17 model 0x31 (Zen 2), copy-bench
- * set, three alternations of 9 rounds, CPU time, speed over glibc memset
- * plus kflush_flush, before and after: 64 B at a line boundary cold
- * 1.02-1.21 and 1.19-1.33, hot 0.77-0.92 and 1.05-1.06; the other sizes
- * to 192 B, fixed and random, the same within the runs' noise.
- */
+/* The movnti fill at any length, and every variant's short fill with an edge. */
 void flushset_short(char *d, int c, size_t n)
 {
 	uint64_t v = byte_pattern(c);
 
-	if (n < FLUSHCACHE_BULK_MIN && (((uintptr_t)d & 7) | (n & 3)) == 0) {
-		nt_set_words(d, v, n);
-		return;
-	}
 	flushset_lines(d, c, n, 0, &v, movnti_set_line);
 }
 
-void memset_flushcache_movnti(void *dst, int c, size_t n)
-{
-	flushset_short(dst, c, n);
-}
+FLUSHSET_ENTRY(memset_flushcache_movnti, flushset_short)
 
 KFLUSH_IMPLS(kflush_memset_flushcache,
 	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memset_flushcache_avx512),

@@ -72,5 +72,6 @@ static __attribute__((noinline)) void avx2_set_lines_short_cached(char *d, int c
 	flushset_lines(d, c, n, SHORT_CACHED_BELOW, &v, avx2_set_line);
 }
 
+/* Below FLUSHCACHE_BULK_MIN any fill the entry leaves has a sub-word edge. */
 FLUSHSET_ENTRY_SHORT(memset_flushcache_avx2_short_cached, avx2_set_lines_short_cached,
-		     flushset_short_cached)
+		     memset_temporal)
