@@ -58,10 +58,7 @@ static __attribute__((noinline)) void avx512_movdir64b_lines(char *d, const char
 FLUSHCACHE_ENTRY(memcpy_flushcache_avx512_movdir64b, avx512_movdir64b_lines, avx512_line,
 		 vec_one_line, vec_copy_small)
 
-void memmove_flushcache_avx512(void *dst, const void *src, size_t n)
-{
-	flushmove_lines(dst, src, n, AVX512_BLOCK, avx512_block, avx512_line);
-}
+FLUSHMOVE_VARIANT(memmove_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_line)
 
 static inline __attribute__((always_inline)) void avx512_set_line(char *d, const void *p)
 {

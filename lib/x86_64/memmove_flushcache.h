@@ -169,4 +169,24 @@ void memmove_flushcache_movnti(void *dst, const void *src, size_t n);
 void memmove_flushcache_avx2(void *dst, const void *src, size_t n);
 void memmove_flushcache_avx512(void *dst, const void *src, size_t n);
 
+/*
+ * A vector variant of the flush-move: below FLUSHCACHE_BULK_MIN bytes a
+ * move stores no whole line and runs none of a variant's line or block
+ * code, so the movnti variant takes it, before the vector driver's frame
+ * (five pushes and a stack aligned for the block's registers) is set up,
+ * as the flush-copy's short calls do (flushcache_short()).
+ */
+#define FLUSHMOVE_VARIANT(name, block_lines, block, line)			\
+	static __attribute__((noinline)) void name##_lines(char *d, const char *s, size_t n) \
+	{									\
+		flushmove_lines(d, s, n, (block_lines), block, line);		\
+	}									\
+	void name(void *dst, const void *src, size_t n)			\
+	{									\
+		if (n < FLUSHCACHE_BULK_MIN)					\
+			memmove_flushcache_movnti(dst, src, n);			\
+		else								\
+			name##_lines(dst, src, n);				\
+	}
+
 #endif /* KFLUSH_X86_MEMMOVE_FLUSHCACHE_H */
