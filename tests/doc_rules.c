@@ -15,6 +15,7 @@ const struct doc_rule doc_rules[] = {
 	{ "AuthenticAMD", 0x17, 0x31, 0x31, KFLUSH_OP_CLEAR_PAGES, "rep_stosq_page", 0, 0 },
 	{ "AuthenticAMD", 0x17, 0x31, 0x31, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx2_short_cached", 0, 0 },
 	{ "AuthenticAMD", 0x17, 0x31, 0x31, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx2_short_cached", 0, 0 },
+	{ "AuthenticAMD", 0x17, 0x31, 0x31, KFLUSH_OP_MEMMOVE_FLUSHCACHE, "avx2_short_cached", 0, 0 },
 	{ "GenuineIntel", 0x06, 0x8f, 0x8f, KFLUSH_OP_MEMCPY, "tuned", 384, 0 },
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY, "tuned", 4096, 0 },
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_COPY_SAFE, "erms", 0, 0 },

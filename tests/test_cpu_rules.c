@@ -97,8 +97,9 @@ Test(dispatch, cpu_rules)
 	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31),
 					 KFLUSH_OP_MEMSET_FLUSHCACHE, NULL), "avx2_short_cached",
 			 "Zen 2 (Rome) flush-fill");
-	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31),
-				       KFLUSH_OP_MEMMOVE_FLUSHCACHE, NULL), "Zen 2: no flush-move rule");
+	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31),
+					 KFLUSH_OP_MEMMOVE_FLUSHCACHE, NULL), "avx2_short_cached",
+			 "Zen 2 (Rome) flush-move");
 	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31), KFLUSH_OP_CLEAR_PAGES,
 					 NULL), "rep_stosq_page", "Zen 2 (Rome) clear_pages");
 	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31), KFLUSH_OP_CLEAR_PAGE,

@@ -103,8 +103,8 @@ static const struct doc_op {
 	{ KFLUSH_OP_COPY_PAGE, "copy_page", {
 		V("rep_movsb", "erms"), V("rep_movsq", "rep_good"), V("mov", "") } },
 	{ KFLUSH_OP_MEMMOVE_FLUSHCACHE, "memmove_flushcache", {
-		V("avx512", "avx512f"), V("avx2", "avx2"), V("movnti", "sse2"),
-		V("kernel", "") } },
+		V("avx512", "avx512f"), V("avx2", "avx2"), RULE_ONLY("avx2_short_cached", "avx2"),
+		V("movnti", "sse2"), V("kernel", "") } },
 };
 #define NR_DOC (sizeof(doc) / sizeof(doc[0]))
 

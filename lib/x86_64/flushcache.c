@@ -52,7 +52,7 @@ FLUSHCACHE_ENTRY(memcpy_flushcache_movnti, flushcache_short, movnti_line, movnti
  */
 void memmove_flushcache_movnti(void *dst, const void *src, size_t n)
 {
-	flushmove_lines(dst, src, n, 1, movnti_line, movnti_line);
+	flushmove_lines(dst, src, n, 0, 1, movnti_line, movnti_line);
 }
 
 FLUSHCACHE_VARIANT(memcpy_flushcache_movdir64b, MOVDIR64B_BLOCK, movdir64b_block, movdir64b_line, movdir64b_line,

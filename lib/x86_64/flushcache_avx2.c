@@ -44,6 +44,8 @@ FLUSHCACHE_SHORT_CACHED_VARIANT(memcpy_flushcache_avx2_short_cached, AVX2_BLOCK,
 				avx2_line, vec_one_line, vec_copy_small)
 
 FLUSHMOVE_VARIANT(memmove_flushcache_avx2, AVX2_BLOCK, avx2_block, avx2_line)
+FLUSHMOVE_SHORT_CACHED_VARIANT(memmove_flushcache_avx2_short_cached, AVX2_BLOCK, avx2_block,
+			       avx2_line)
 
 static inline __attribute__((always_inline)) void avx2_set_line(char *d, const void *p)
 {

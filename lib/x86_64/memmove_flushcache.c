@@ -15,6 +15,8 @@ void memmove_flushcache_kernel(void *dst, const void *src, size_t n)
 KFLUSH_IMPLS(kflush_memmove_flushcache,
 	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memmove_flushcache_avx512),
 	KFLUSH_IMPL("avx2", KFLUSH_CPU_AVX2, 0, memmove_flushcache_avx2),
+	KFLUSH_IMPL("avx2_short_cached", KFLUSH_CPU_AVX2, KFLUSH_IMPL_RULE_ONLY,
+		    memmove_flushcache_avx2_short_cached),
 	KFLUSH_IMPL("movnti", KFLUSH_CPU_SSE2, 0, memmove_flushcache_movnti),
 	KFLUSH_IMPL("kernel", 0, 0, memmove_flushcache_kernel),
 );
