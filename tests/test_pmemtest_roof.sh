@@ -241,6 +241,25 @@ if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/pool.json" --json -q copy-bench --mode s
 			n: (.samples | length)}]' "$T/pool.json" | head -c 400)"
 	fi
 	check_confirm "$T/pool.json" "forced roof error on a span pool"
+	# The Latin square of pmemtest(1), ROOFS, from the spans the samples
+	# carry: in each round of the second pass the m cold contenders are on
+	# m different spans, and each contender is on every span equally often;
+	# the first pass and the hot cells name none.
+	n=$((n + 1))
+	if jq -e '[.results[] | select(.cache == "cold")] as $c | ($c | length) as $m |
+			($c | all(.samples | all(if .round == 0 then has("span") | not
+						 else (.span | type == "number") end))) and
+			([$c[].samples[] | select(.round > 0)] | group_by(.round) |
+			 all(map(.span) | sort == [range(0; $m)])) and
+			($c | all([.samples[] | select(.round > 0) | .span] | group_by(.) |
+				  map(length) as $k | ($k | length) == $m and ($k | unique | length) == 1)) and
+			([.results[] | select(.cache == "hot") | .samples[] | has("span")] | any | not)' \
+			"$T/pool.json" > /dev/null; then
+		ok "forced roof error on a span pool: each round puts the contenders on different spans, each contender on every span alike"
+	else
+		fail "forced roof error on a span pool: spans not a Latin square: $(jq -c '[.results[] |
+			select(.cache == "cold") | [.samples[] | .span]]' "$T/pool.json" | head -c 400)"
+	fi
 fi
 if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/sperr.json" --json -q copy-bench --mode struct-page \
 	--span 1M --struct-page 64 --repeat 1 --buffer 8M; then

@@ -45,7 +45,8 @@ results='
 		# A bench cell over the roof runs 3R+1 more rounds (pmemtest(1), ROOFS).
 		([.samples[].round] | sort | . == [range(0; $repeat)] or
 		 ($cmd != "init-bench" and . == [range(0; 4 * $repeat + 1)])) and
-		(.samples | all((.round | type == "number") and (.ns | type == "number" and . > 0))) and
+		(.samples | all((.round | type == "number") and (.ns | type == "number" and . > 0) and
+				((has("span") | not) or (.span | type == "number" and . >= 0)))) and
 		(.roof_error | type == "boolean") and
 		(if .roof_error then (.over_roof > 1.03) and .x_roof == null else .over_roof == null end) and
 		(.roof_strategy == null or (.roof_strategy as $s | $strategies | index($s) != null)))) and

@@ -190,7 +190,7 @@ static int run_rounds(struct clear_run *x, int g, bool hot, size_t ext, unsigned
 				fprintf(stderr, "pmemtest: %s left non-zero bytes\n", k->name);
 				return -1;
 			}
-			bench_res_add(x->res, g, k->id, ext, r, count * (ext / KFLUSH_PAGE_SIZE), area, ns);
+			bench_res_add(x->res, g, k->id, ext, r, -1, count * (ext / KFLUSH_PAGE_SIZE), area, ns);
 			/* The refill writes the area too: twice its bytes. */
 			progress_add(&x->prog, 2 * (uint64_t)area);
 			if (progress_interrupted())

@@ -297,6 +297,7 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
 		for (size_t j = 0; j < nv; j++) {
 			const struct copy_contender *k = &v[order[j]];
 			size_t off;
+			int span = -1;
 			uint64_t ns;
 
 			if (!applies(k, layout, size))
@@ -311,7 +312,8 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
 				warm(src + off, t->span);
 			} else if (pool) {
 				/* Untimed: the span out of the cache, both sides. */
-				off = pool->off[(pool->slot[order[j]] + r) % pool->m];
+				span = (int)((pool->slot[order[j]] + r) % pool->m);
+				off = pool->off[span];
 				x->evict(x->b.dst + off, t->span);
 				x->evict(src + off, t->span);
 				kflush_drain();
@@ -319,7 +321,7 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
 				off = bench_cold(&x->b, t->span);
 			}
 			ns = run_calls(x, k, t, x->b.dst + off, src + off);
-			bench_res_add(x->res, g, k->id, size, r, t->n, t->bytes, ns);
+			bench_res_add(x->res, g, k->id, size, r, span, t->n, t->bytes, ns);
 			if (!copy_account(x, k, t->n, t->bytes))
 				return false;
 		}

@@ -26,6 +26,7 @@ struct cell {
 	uint64_t calls, bytes;
 	uint64_t *ns;
 	unsigned int *round;
+	int *span;		/* the pool index of each sample's span, or -1 */
 	size_t n, cap;
 };
 

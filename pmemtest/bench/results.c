@@ -68,6 +68,7 @@ void bench_res_free(struct bench_res *r)
 	for (size_t i = 0; i < r->ncells; i++) {
 		free(r->cells[i].ns);
 		free(r->cells[i].round);
+		free(r->cells[i].span);
 	}
 	for (size_t i = 0; i < r->nnotes; i++)
 		free(r->notes[i]);
@@ -131,7 +132,7 @@ static struct cell *find_cell(struct bench_res *r, int g, int c, size_t size)
 	return NULL;
 }
 
-void bench_res_add(struct bench_res *r, int g, int c, size_t size, unsigned int round,
+void bench_res_add(struct bench_res *r, int g, int c, size_t size, unsigned int round, int span,
 		   uint64_t calls, uint64_t bytes, uint64_t ns)
 {
 	struct cell *cl = find_cell(r, g, c, size);
@@ -153,11 +154,13 @@ void bench_res_add(struct bench_res *r, int g, int c, size_t size, unsigned int 
 		cl->cap = cl->cap ? 2 * cl->cap : 8;
 		cl->ns = grow(cl->ns, cl->cap, sizeof(*cl->ns));
 		cl->round = grow(cl->round, cl->cap, sizeof(*cl->round));
+		cl->span = grow(cl->span, cl->cap, sizeof(*cl->span));
 	}
 	/* The test hook slows the roofs down, never the contenders. */
 	if (r->conts[c].cls == BENCH_ROOF && roof_test_scale() != 1)
 		ns = (uint64_t)((double)ns * roof_test_scale());
 	cl->ns[cl->n] = ns ? ns : 1;
+	cl->span[cl->n] = span;
 	cl->round[cl->n++] = round;
 }
 

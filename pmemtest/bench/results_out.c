@@ -232,6 +232,8 @@ static json_object *cell_json(struct bench_res *r, const struct cell *cl)
 		json_object *smp = json_object_new_object();
 
 		jset(smp, "round", json_object_new_int((int)cl->round[k]));
+		if (cl->span[k] >= 0)
+			jset(smp, "span", json_object_new_int(cl->span[k]));
 		jset(smp, "ns", json_object_new_int64((int64_t)cl->ns[k]));
 		json_object_array_add(samples, smp);
 	}
