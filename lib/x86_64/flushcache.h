@@ -444,11 +444,12 @@ void flushcache_short(char *d, const char *s, size_t n);
  * its length leaves 1..3 bytes), so it is the temporal copy itself.
  * AMD EPYC family 0x17 model 0x31 (Zen 2), copy-bench sweep and set,
  * random sizes (+-25 %) and offsets, three runs of 11 rounds, CPU time,
- * this variant's speed over avx2's beside it: copies cold 1.2-1.5x at
- * 96-512 B, hot 1.1-2.0x; fills cold 1.5-1.9x, hot 1.05-2.0x. The
- * threshold: all through the cache below 1 KiB still gained 1.3x on
- * fills cold at 768 B but lost 10 % from 896 B, copies lost from 768 B
- * (hot and cold, libkflush(7), Per-CPU rules).
+ * this variant's speed over avx2's beside it: copies cold 1.15-1.54x at
+ * 96-512 B, hot 1.1-2.0x; fills cold 1.2-1.9x, hot 1.05-2.0x. With every
+ * such call below 1 KiB all through the cache, fills still gained 1.33x
+ * cold in the 768 B cell (576-960 B) and copies tied there, but both lost
+ * 4-13 % in the 896 B and 1 KiB cells, hot and cold (libkflush(7),
+ * Per-CPU rules).
  */
 #define SHORT_CACHED_BELOW 768
 
