@@ -73,11 +73,13 @@ cells_ok='
 # the first $R rounds alone, wherever a contender is more than 3 % above
 # its own group's best roof median at its size, every cell of that size
 # must have rounds 0..4R; every other cell exactly 0..R-1. In copy-bench's
-# sweep, bulk and set, a cold size whose m contenders' spans fit the
-# buffer (one each) runs the least multiple of m from 3R+1 instead: in the
-# fixed layout a span is calls - 1 strides of the size rounded up to a
-# line, plus the size, rounded up to a page; in the other layouts, whose
-# offsets are random, either count passes.
+# sweep, bulk and set, and in clear-bench, a cold size whose m contenders'
+# spans fit the buffer (one each) runs the least multiple of m from 3R+1
+# instead: in copy-bench's fixed layout a span is calls - 1 strides of the
+# size rounded up to a line, plus the size, rounded up to a page; in
+# clear-bench it is the bytes a sample clears, rounded up to a page; in
+# copy-bench's other layouts, whose offsets are random, either count
+# passes.
 confirm_ok='
 	.options.repeat as $R
 	| .options.buffer as $buf
@@ -94,13 +96,15 @@ confirm_ok='
 	| def over: .class != "roof" and $roof[key] != null and first_gbps > 1.03 * $roof[key];
 	  def pooled: $m[key] as $n | [range(0; $R + ((3 * $R + 1) | up($n)))];
 	  def plain: [range(0; 4 * $R + 1)];
-	  def pool_rule: $cmd == "copy-bench" and .cache == "cold"
-			 and (.mode == "sweep" or .mode == "bulk" or .mode == "set");
+	  def pool_rule: .cache == "cold" and ($cmd == "clear-bench" or ($cmd == "copy-bench"
+			 and (.mode == "sweep" or .mode == "bulk" or .mode == "set")));
 	([.results[] | select(over) | key] | unique) as $again
 	| .results | all(
 		([.samples[].round] | sort) as $r
 		| if (key as $k | any($again[]; . == $k) | not) then $r == [range(0; $R)]
 		  elif (pool_rule | not) then $r == plain
+		  elif $cmd == "clear-bench" then
+			(if $m[key] * (.bytes | up(4096)) <= $buf then $r == pooled else $r == plain end)
 		  elif .layout == "fixed" then
 			(if $m[key] * span <= $buf then $r == pooled else $r == plain end)
 		  else $r == pooled or $r == plain end)'
@@ -224,6 +228,29 @@ check_forced_again() { # file what
 			n: (.samples | length)}]' "$1" | head -c 400)"
 	fi
 }
+# The Latin square of pmemtest(1), ROOFS, from the spans the samples carry
+# (--repeat 1): in each round of the second pass the m cold contenders are
+# on m different spans, and each contender is on every span equally often;
+# the first pass and the hot cells name none.
+latin_ok='[.results[] | select(.cache == "cold")] as $c | ($c | length) as $m |
+	($c | all(.samples | all(if .round == 0 then has("span") | not
+				 else (.span | type == "number") end))) and
+	([$c[].samples[] | select(.round > 0)] | group_by(.round) |
+	 all(map(.span) | sort == [range(0; $m)])) and
+	($c | all([.samples[] | select(.round > 0) | .span] | group_by(.) |
+		  map(length) as $k | ($k | length) == $m and ($k | unique | length) == 1)) and
+	([.results[] | select(.cache == "hot") | .samples[] | has("span")] | any | not)'
+
+check_latin() { # file what
+	n=$((n + 1))
+	if jq -e "$latin_ok" "$1" > /dev/null; then
+		ok "$2: each round puts the contenders on different spans, each contender on every span alike"
+	else
+		fail "$2: spans not a Latin square: $(jq -c '[.results[] | select(.cache == "cold") |
+			[.samples[] | .span]]' "$1" | head -c 400)"
+	fi
+}
+
 # At 64 B the spans are a MiB each (16384 calls of a line), and a 32 MiB
 # buffer holds one per contender: cold, the second pass runs on that pool,
 # m contenders for the least multiple of m rounds from 4; hot, 4 rounds on
@@ -241,25 +268,7 @@ if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/pool.json" --json -q copy-bench --mode s
 			n: (.samples | length)}]' "$T/pool.json" | head -c 400)"
 	fi
 	check_confirm "$T/pool.json" "forced roof error on a span pool"
-	# The Latin square of pmemtest(1), ROOFS, from the spans the samples
-	# carry: in each round of the second pass the m cold contenders are on
-	# m different spans, and each contender is on every span equally often;
-	# the first pass and the hot cells name none.
-	n=$((n + 1))
-	if jq -e '[.results[] | select(.cache == "cold")] as $c | ($c | length) as $m |
-			($c | all(.samples | all(if .round == 0 then has("span") | not
-						 else (.span | type == "number") end))) and
-			([$c[].samples[] | select(.round > 0)] | group_by(.round) |
-			 all(map(.span) | sort == [range(0; $m)])) and
-			($c | all([.samples[] | select(.round > 0) | .span] | group_by(.) |
-				  map(length) as $k | ($k | length) == $m and ($k | unique | length) == 1)) and
-			([.results[] | select(.cache == "hot") | .samples[] | has("span")] | any | not)' \
-			"$T/pool.json" > /dev/null; then
-		ok "forced roof error on a span pool: each round puts the contenders on different spans, each contender on every span alike"
-	else
-		fail "forced roof error on a span pool: spans not a Latin square: $(jq -c '[.results[] |
-			select(.cache == "cold") | [.samples[] | .span]]' "$T/pool.json" | head -c 400)"
-	fi
+	check_latin "$T/pool.json" "forced roof error on a span pool"
 fi
 if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/sperr.json" --json -q copy-bench --mode struct-page \
 	--span 1M --struct-page 64 --repeat 1 --buffer 8M; then
@@ -268,6 +277,24 @@ fi
 if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/cerr.json" --json -q clear-bench --extents 4K --repeat 1 \
 	--buffer 8M --cache cold; then
 	check_forced_again "$T/cerr.json" "clear-bench"
+fi
+# A 4 KiB extent clears 8 MiB a cold sample: 256 MiB holds one area per
+# contender (fewer than 32), so the cold second pass runs on that pool;
+# the hot one, in the hot window, does not.
+if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/cpool.json" --json -q clear-bench --extents 4K --repeat 1 \
+	--buffer 256M --cache both; then
+	n=$((n + 1))
+	if jq -e '([.results[] | select(.cache == "cold")] | length) as $m | $m > 4 and
+			(.results | all((.samples | length) == if .cache == "hot" then 5
+					 else 1 + ((4 + $m - 1) / $m | floor) * $m end))' \
+			"$T/cpool.json" > /dev/null; then
+		ok "clear-bench forced roof error on a pool: every cold contender ran the least multiple of their number from 4, every hot one 4"
+	else
+		fail "clear-bench forced roof error on a pool: $(jq -c '[.results[] | {contender,
+			n: (.samples | length)}]' "$T/cpool.json" | head -c 400)"
+	fi
+	check_confirm "$T/cpool.json" "clear-bench forced roof error on a pool"
+	check_latin "$T/cpool.json" "clear-bench forced roof error on a pool"
 fi
 n=$((n + 1))
 if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/ierr.txt" -q init-bench --size 64M --mode devdax \

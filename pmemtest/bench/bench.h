@@ -62,6 +62,35 @@ void bench_fill(void *p, size_t n, uint64_t seed);
  */
 #define BENCH_HOT_SPAN (4u << 20)
 size_t bench_cold(struct bench_bufs *b, size_t span);
+
+/*
+ * The spans of a cold cell's second pass, when it runs as a Latin square
+ * (copy_run.c, again_pool(), says why): @m spans of the cold walk, one per
+ * contender that runs at the size, and each such contender's slot among
+ * them; in round r the contender in slot k is on span (k + r) mod m.
+ */
+#define BENCH_POOL_MAX 32
+struct bench_pool {
+	size_t m;
+	size_t slot[BENCH_POOL_MAX];
+	size_t off[BENCH_POOL_MAX];
+};
+
+/*
+ * The rounds of a pooled second pass of @m contenders on spans of @span
+ * bytes: the least multiple of m that is at least @again, or 0 when m such
+ * spans do not fit the buffer side by side.
+ */
+unsigned int bench_pool_rounds(const struct bench_bufs *b, size_t m, size_t span,
+			       unsigned int again);
+/* Takes @p's m spans of @span bytes from the cold walk. */
+void bench_pool_take(struct bench_bufs *b, struct bench_pool *p, size_t span);
+
+static inline unsigned int bench_pool_span(const struct bench_pool *p, size_t slot,
+					   unsigned int r)
+{
+	return (unsigned int)((slot + r) % p->m);
+}
 size_t bench_hot_base(const struct bench_bufs *b);
 /*
  * What takes a range out of the cache before a cold sample that reuses
@@ -193,8 +222,8 @@ bool bench_res_over_roof(struct bench_res *r, int group, int contender, size_t s
 /*
  * Such a cell is measured again before it is called a roof error: every
  * contender of its size runs this many more rounds, for --repeat @r, or in
- * copy-bench's cold cells the next multiple of the contenders (copy_run.c
- * says why). bench_res_note_again() notes how many cells did, and with
+ * a cold cell whose spans fit the buffer one per contender the next
+ * multiple of the contenders, on a span pool (copy_run.c says why). bench_res_note_again() notes how many cells did, and with
  * @pool that rule.
  */
 #define BENCH_AGAIN_ROUNDS(r) (3 * (r) + 1)

@@ -228,6 +228,21 @@ size_t bench_cold(struct bench_bufs *b, size_t span)
 	return off;
 }
 
+unsigned int bench_pool_rounds(const struct bench_bufs *b, size_t m, size_t span,
+			       unsigned int again)
+{
+	span = (span + 4095) & ~(size_t)4095;
+	if (!m || m > BENCH_POOL_MAX || m * span > b->len)
+		return 0;
+	return (again + (unsigned int)m - 1) / (unsigned int)m * (unsigned int)m;
+}
+
+void bench_pool_take(struct bench_bufs *b, struct bench_pool *p, size_t span)
+{
+	for (size_t j = 0; j < p->m; j++)
+		p->off[j] = bench_cold(b, span);
+}
+
 kflush_flush_fn bench_evict_fn(void)
 {
 	int idx = kflush_variant_find(KFLUSH_OP_FLUSH, "clflushopt");

@@ -160,11 +160,12 @@ bool clear_fits(const struct clear_run *x, size_t buffer)
 
 /*
  * Rounds @r0..@r1-1 of extent @ext: every contender, in a new order each
- * round. 1 to go on, 0 to stop (Ctrl-C), -1 when
- * a contender left non-zero bytes.
+ * round, on the next area of the cold walk, the span @pool gives it, or
+ * the hot window. 1 to go on, 0 to stop (Ctrl-C), -1 when a contender
+ * left non-zero bytes.
  */
 static int run_rounds(struct clear_run *x, int g, bool hot, size_t ext, unsigned int r0,
-		      unsigned int r1)
+		      unsigned int r1, const struct bench_pool *pool)
 {
 	size_t area = clear_sample_area(ext, hot), count = area / ext;
 
@@ -175,10 +176,16 @@ static int run_rounds(struct clear_run *x, int g, bool hot, size_t ext, unsigned
 		for (size_t j = 0; j < x->nv; j++) {
 			const struct clear_contender *k = &x->v[order[j]];
 			size_t off;
+			int span = -1;
 			char *d;
 			uint64_t ns;
 
-			off = hot ? bench_hot_base(&x->b) : bench_cold(&x->b, area);
+			if (pool) {
+				span = (int)bench_pool_span(pool, pool->slot[order[j]], r);
+				off = pool->off[span];
+			} else {
+				off = hot ? bench_hot_base(&x->b) : bench_cold(&x->b, area);
+			}
 			d = x->b.dst + off;
 			/* Untimed: non-zero pages, then out of the cache if cold. */
 			memset(d, 0xa5, area);
@@ -190,7 +197,7 @@ static int run_rounds(struct clear_run *x, int g, bool hot, size_t ext, unsigned
 				fprintf(stderr, "pmemtest: %s left non-zero bytes\n", k->name);
 				return -1;
 			}
-			bench_res_add(x->res, g, k->id, ext, r, -1, count * (ext / KFLUSH_PAGE_SIZE), area, ns);
+			bench_res_add(x->res, g, k->id, ext, r, span, count * (ext / KFLUSH_PAGE_SIZE), area, ns);
 			/* The refill writes the area too: twice its bytes. */
 			progress_add(&x->prog, 2 * (uint64_t)area);
 			if (progress_interrupted())
@@ -200,23 +207,36 @@ static int run_rounds(struct clear_run *x, int g, bool hot, size_t ext, unsigned
 	return 1;
 }
 
+_Static_assert(CLEAR_MAX_CONTENDERS <= BENCH_POOL_MAX, "a pool slot per contender");
+
 /*
  * A contender over the roof after the rounds asked for: every contender of
  * the extent runs BENCH_AGAIN_ROUNDS more, as in copy-bench (copy_run.c
- * says why); the verdict is on all the samples.
+ * says why), or cold, where the contenders' areas fit the buffer side by
+ * side, the least multiple of their number from there on a pool of those
+ * areas, each contender once on each (bench_pool_rounds()); the verdict
+ * is on all the samples. Every sample refills its area and, cold, evicts
+ * it before it is timed, so a pooled area is as cold as a new one.
  */
 static int confirm_roof(struct clear_run *x, int g, bool hot, size_t ext)
 {
-	unsigned int over = 0;
+	size_t area = clear_sample_area(ext, hot);
+	unsigned int over = 0, pooled, again;
+	struct bench_pool pool = { .m = x->nv };
 
-	for (size_t j = 0; j < x->nv; j++)
+	for (size_t j = 0; j < x->nv; j++) {
 		over += bench_res_over_roof(x->res, g, x->v[j].id, ext);
+		pool.slot[j] = j;
+	}
 	if (!over)
 		return 1;
+	pooled = hot ? 0 : bench_pool_rounds(&x->b, x->nv, area, BENCH_AGAIN_ROUNDS(x->rounds));
+	again = pooled ? pooled : BENCH_AGAIN_ROUNDS(x->rounds);
+	if (pooled)
+		bench_pool_take(&x->b, &pool, area);
 	x->again += over;
-	progress_more(&x->prog, 2ull * clear_sample_area(ext, hot) * x->nv *
-			       BENCH_AGAIN_ROUNDS(x->rounds));
-	return run_rounds(x, g, hot, ext, x->rounds, x->rounds + BENCH_AGAIN_ROUNDS(x->rounds));
+	progress_more(&x->prog, 2ull * area * x->nv * again);
+	return run_rounds(x, g, hot, ext, x->rounds, x->rounds + again, pooled ? &pool : NULL);
 }
 
 int clear_run_extents(struct clear_run *x, bool hot)
@@ -233,7 +253,7 @@ int clear_run_extents(struct clear_run *x, bool hot)
 			bench_res_note(x->res, "extent %zu B skipped: larger than --buffer", ext);
 			continue;
 		}
-		go = run_rounds(x, g, hot, ext, 0, x->rounds);
+		go = run_rounds(x, g, hot, ext, 0, x->rounds, NULL);
 		if (go > 0)
 			go = confirm_roof(x, g, hot, ext);
 		if (go <= 0)

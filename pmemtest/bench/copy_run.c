@@ -268,16 +268,6 @@ bool copy_account(struct copy_run *x, const struct copy_contender *k, uint64_t c
 }
 
 /*
- * The spans of a cold cell's second pass (again_pool()): @m of them at
- * @off, and each contender's slot among the @m that run at the size.
- */
-struct span_pool {
-	size_t m;
-	size_t slot[COPY_MAX_CONTENDERS];
-	size_t off[COPY_MAX_CONTENDERS];
-};
-
-/*
  * Rounds @r0..@r1-1 of one size: every contender, in a new order each
  * round, on its own cold span (the next of the walk, or with @pool that of
  * again_pool()) or the warmed hot window. Returns false when the run is to
@@ -285,7 +275,7 @@ struct span_pool {
  */
 static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout layout, size_t size,
 		       const struct bench_calls *t, const struct copy_contender *v, size_t nv,
-		       unsigned int r0, unsigned int r1, const struct span_pool *pool)
+		       unsigned int r0, unsigned int r1, const struct bench_pool *pool)
 {
 	/* A move's source is in the destination buffer, a copy's in its own. */
 	const char *src = layout == BENCH_DOWN || layout == BENCH_UP ? x->b.dst : x->b.src;
@@ -312,7 +302,7 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
 				warm(src + off, t->span);
 			} else if (pool) {
 				/* Untimed: the span out of the cache, both sides. */
-				span = (int)((pool->slot[order[j]] + r) % pool->m);
+				span = (int)bench_pool_span(pool, pool->slot[order[j]], r);
 				off = pool->off[span];
 				x->evict(x->b.dst + off, t->span);
 				x->evict(src + off, t->span);
@@ -381,33 +371,31 @@ unsigned int copy_over_roof(struct copy_run *x, int g, size_t size, const struct
  * roof errors (1.03-1.08x) with new spans, 1, 2, 0, 2 and 0
  * (1.031-1.037x) on the pool.
  */
+_Static_assert(COPY_MAX_CONTENDERS <= BENCH_POOL_MAX, "a pool slot per contender");
+
 static unsigned int again_pool(const struct copy_run *x, bool hot, enum bench_layout layout,
 			       size_t size, const struct bench_calls *t,
-			       const struct copy_contender *v, size_t nv, struct span_pool *p)
+			       const struct copy_contender *v, size_t nv, struct bench_pool *p)
 {
-	size_t span = (t->span + 4095) & ~(size_t)4095;
-	unsigned int again = BENCH_AGAIN_ROUNDS(x->o.rounds), m;
-
 	p->m = 0;
 	for (size_t k = 0; k < nv; k++)
 		p->slot[k] = applies(&v[k], layout, size) ? p->m++ : 0;
-	if (hot || !p->m || p->m * span > x->b.len)
+	if (hot)
 		return 0;
-	m = (unsigned int)p->m;
-	return (again + m - 1) / m * m;
+	return bench_pool_rounds(&x->b, p->m, t->span, BENCH_AGAIN_ROUNDS(x->o.rounds));
 }
 
 static bool confirm_roof(struct copy_run *x, int g, bool hot, enum bench_layout layout, size_t size,
 			 const struct bench_calls *t, const struct copy_contender *v, size_t nv)
 {
-	struct span_pool pool;
+	struct bench_pool pool;
 	unsigned int pooled = again_pool(x, hot, layout, size, t, v, nv, &pool);
 	unsigned int again = pooled ? pooled : BENCH_AGAIN_ROUNDS(x->o.rounds);
 
 	if (x->plan || !copy_over_roof(x, g, size, v, nv, copy_sample_cost(t->n, t->bytes), again))
 		return true;
-	for (size_t j = 0; pooled && j < pool.m; j++)
-		pool.off[j] = bench_cold(&x->b, t->span);
+	if (pooled)
+		bench_pool_take(&x->b, &pool, t->span);
 	return run_rounds(x, g, hot, layout, size, t, v, nv, x->o.rounds, x->o.rounds + again,
 			  pooled ? &pool : NULL);
 }
