@@ -12,6 +12,7 @@ KFLUSH_SOURCES = \
 	lib/x86_64/flush.h \
 	lib/x86_64/flush.c \
 	lib/x86_64/flushcache.h \
+	lib/x86_64/flushcache_entry.h \
 	lib/x86_64/flushcache.c \
 	lib/x86_64/memmove_flushcache.h \
 	lib/x86_64/memmove_flushcache.c \

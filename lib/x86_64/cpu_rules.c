@@ -77,7 +77,7 @@ static const struct kflush_cpu_rule {
 	 * sizes and offsets of 96-256 B cold and 0.44-0.70x hot (fills 0.4-0.6x);
 	 * all through the cache below 768 B, 1.2-1.5x and 1.5-2.0x as fast
 	 * (copy-bench sweep and set, avx2_short_cached beside avx2,
-	 * flushcache.h). Calls without such an edge are unchanged.
+	 * flushcache_entry.h). Calls without such an edge are unchanged.
 	 */
 	{ "AuthenticAMD", 0x17, 0x31, 0x31, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx2_short_cached",
 	  { 0, 0 } },

@@ -11,7 +11,7 @@
 #ifndef KFLUSH_X86_MEMMOVE_FLUSHCACHE_H
 #define KFLUSH_X86_MEMMOVE_FLUSHCACHE_H
 
-#include "x86_64/flushcache.h"
+#include "x86_64/flushcache_entry.h"
 
 KFLUSH_INLINE int move_forward(const char *d, const char *s, size_t n)
 {

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The flush-copy and flush-fill variants' entry points, built on the
+ * drivers of flushcache.h: the short paths taken before any frame (the
+ * struct page sizes, one lone line, the edge-free words), the calls that
+ * every variant shares below FLUSHCACHE_BULK_MIN, and the macros that
+ * make a variant of a line store and a block.
+ */
+#ifndef KFLUSH_X86_FLUSHCACHE_ENTRY_H
+#define KFLUSH_X86_FLUSHCACHE_ENTRY_H
+
+#include "x86_64/flushcache.h"
+
+/*
+ * nt_copy_words() with the struct page sizes unrolled: all the loads, then
+ * the stores, no loop and no frame. pmemtest init-bench --clock cpu,
+ * generic/fixed, alternating runs on AMD EPYC family 0x19 (Zen 3): 64 B
+ * 1.50-2.11 with it, 2.13-2.62 rolled (under load); 80 B (--struct-page
+ * 80, idle) generic 192-248 ms against 275-323 rolled.
+ */
+KFLUSH_INLINE void nt_copy_unrolled(char *d, const char *s, const size_t n)
+{
+	uint64_t v[12];
+
+	_Pragma("GCC unroll 12")
+	for (size_t i = 0; i < n / 8; i++)
+		v[i] = load8(s + 8 * i);
+	_Pragma("GCC unroll 12")
+	for (size_t i = 0; i < n / 8; i++)
+		nt_store8(d + 8 * i, v[i]);
+}
+
+/*
+ * The small 8-aligned copy of a multiple of 4 below FLUSHCACHE_BULK_MIN:
+ * the struct page sizes unrolled, whole aligned lines (128, 192 B) with
+ * the variant's @line, the rest in words. AMD EPYC family 0x19 model
+ * 0x01, copy-bench sweep, fixed, four alternations, avx2 over the avx2
+ * roof: 128 B 0.81 -> 0.96 cold, 0.61 -> 0.92 hot; 192 B 0.85 -> 0.92,
+ * 0.61 -> 0.89 (in words before). The lines are tested after the struct
+ * page sizes: with the test first in the variant's entry, a packed 80 B
+ * struct page fell from 1.35x the kernel variant's speed to 1.17x.
+ */
+KFLUSH_INLINE void nt_copy_small(char *d, const char *s, size_t n,
+				 void (*line)(char *d, const char *s))
+{
+	switch (n) {
+	case 56: nt_copy_unrolled(d, s, 56); return;
+	case 64: nt_copy_unrolled(d, s, 64); return;
+	case 80: nt_copy_unrolled(d, s, 80); return;
+	case 96: nt_copy_unrolled(d, s, 96); return;
+	}
+	if ((((uintptr_t)d | n) & (LINE - 1)) == 0) {
+		for (; n; d += LINE, s += LINE, n -= LINE)
+			line(d, s);
+		return;
+	}
+	nt_copy_words(d, s, n);
+}
+
+/*
+ * nt_copy_small() for the vector variants: an 80- or 96-byte copy to a
+ * 16-byte aligned destination (a packed struct page of those sizes) is
+ * the header's inline constant-size path, five or six movntdq after
+ * 8-byte loads, instead of ten or twelve movnti that need four
+ * callee-saved registers pushed and popped. The 8-byte loads keep a
+ * source just written with 8-byte stores forwarding (kflush.h). Measured
+ * on AMD EPYC family 0x19 model 0x01 (Zen 3), avx2, CPU time, alternating
+ * runs against the movnti path (libkflush(7), NOTES): a direct timing of
+ * packed struct pages, 80 B 10 -> 8.9 ns and 96 B 11 -> 6-8.6 ns each,
+ * and init-bench --struct-page 80 generic, dax_pmem 240-258 -> 175-201 ms.
+ * Below 56 bytes (no struct page size) the words go out before
+ * nt_copy_small()'s unrolled cases, whose twelve registers made every
+ * short copy through here push five and pop them: AMD EPYC family 0x17
+ * model 0x31 (Zen 2), three alternations, CPU time, avx2 ns per packed
+ * copy (copy-bench struct-page -p): 16 B 4.9 -> 4.0, 32 B 5.3 -> 3.8,
+ * 48 B 6.3 -> 4.8; 56 B 4.6 -> 4.9, 64-96 B the same; sweep cold fixed
+ * 8-48 B over glibc memcpy plus flush 0.70-0.91 -> 0.82-1.08, 80-96 B
+ * 1.17-1.27 -> 1.14-1.23.
+ */
+#ifdef KFLUSH_HAVE_MOVNTDQ_PATH
+KFLUSH_INLINE void vec_copy_small(char *d, const char *s, size_t n,
+				  void (*line)(char *d, const char *s))
+{
+	if ((((uintptr_t)d & 15) | ((n - 80) & ~(size_t)16)) == 0) {	/* 80 or 96 */
+		if (n == 80)
+			kflush_movntdq_n(d, s, 80);
+		else
+			kflush_movntdq_n(d, s, 96);
+		return;
+	}
+	if (n < 56) {
+		nt_copy_words(d, s, n);
+		return;
+	}
+	nt_copy_small(d, s, n, line);
+}
+
+/*
+ * The vector variants' lone line (a 64-byte struct page through the call):
+ * the header's inline constant-size path, eight 8-byte loads in asm, two
+ * per xmm, then four 16-byte movntdq, so the call stores as the inline
+ * path does. 8-byte loads: a record just built with 8-byte stores (the
+ * memmap template, its lru words rewritten per page) forwards to them,
+ * where a wider load waits for those stores to retire (copy-bench
+ * struct-page 64 B, ns per page: Intel family 6 model 0xcf 6.6 with one
+ * 64-byte load, 3.2-3.3 with the eight; AMD family 0x19 model 0x01 8.9
+ * with two 32-byte loads, 3.4-3.6 with the eight, which cost a 64-byte
+ * copy of a source not just written 2-7 %). Merging them into wider
+ * registers for fewer stores costs shuffles and bought nothing measured:
+ *   - avx512, one zmm (three shuffles), Intel 0xcf without movdir64b, the
+ *     same bench, nine runs of 7 rounds, CPU time: 3.2-4.1 ns, four movntdq
+ *     2.8-3.8; init-bench generic/fixed nd_pmem 1.05-1.28 -> 1.03-1.08;
+ *   - avx2, two ymm (two vinserti128), AMD EPYC family 0x17 model 0x31
+ *     (Zen 2), CPU time, alternating builds: struct-page 64 B 3.9-4.0 ->
+ *     3.0-3.1 ns (the inline path 3.0-3.5), init-bench generic/fixed
+ *     (three alternations of 10 rebinds) nd_pmem 1.34-1.35 -> 1.08-1.12,
+ *     dax_pmem 1.48-1.54 -> 1.21-1.25. On Intel 0xcf the two ymm and the
+ *     four movntdq tied (2.8-3.2 ns); Zen 3 was not measured this way.
+ */
+KFLUSH_INLINE void vec_one_line(char *d, const char *s)
+{
+	kflush_movntdq_n(d, s, LINE);
+}
+#endif
+
+/*
+ * A copy below FLUSHCACHE_BULK_MIN bytes stores no whole line, so it runs
+ * none of a variant's line or block code: one function takes it for every
+ * variant, flushcache_lines() with the movnti line (flushcache.c, built
+ * without vector flags).
+ * The avx512 variant's own lines function, for a copy of 1 byte too,
+ * aligned its stack to 64 bytes for its block's registers. Intel family
+ * 6 model 0xcf (a guest without movdir64b), copy-bench sweep, three runs
+ * of 11 rounds, CPU time, time against the old avx512 entry run as a
+ * variant beside it: hot fixed 1-3 B 0.93, 4-96 B 0.99, hot random and
+ * cold 0.98-1.02. The bound report had movnti 1.04-1.06x faster at 96 B
+ * and under hot in six runs; after, 1.00-1.01 in five.
+ */
+void flushcache_short(char *d, const char *s, size_t n);
+
+/*
+ * Every variant's entry point. First, one whole aligned line (a 64-byte
+ * struct page in a memmap: pmemtest init-bench's `generic` call) goes out
+ * as the variant's own line store, one test and no frame. From
+ * FLUSHCACHE_BULK_MIN bytes, the variant's @lines. Below, the small
+ * 8-aligned copy of a multiple of 4 (the other struct page sizes) goes to
+ * @small, decided before any frame is set up: NT words and no edge, what
+ * flushcache_lines() would do anyway (nt_copy_small), or with 16-byte
+ * stores where the variant may use them (vec_copy_small); any other short
+ * copy to flushcache_short().
+ * @one_line is the line store of that first case; a variant may load it
+ * differently from the lines of a longer copy (vec_one_line()).
+ *
+ * Why the line store and not eight movnti: out of line, every call adds a
+ * return-address store and a few branches to a stream of NT stores that
+ * is already waiting for write-combining buffers, and eight store uops per
+ * line leave no room to hide them; four vector stores do. Measured
+ * (AMD EPYC family 0x19 model 0x01, Zen 3, loaded 2-vCPU VM, 512 MiB
+ * stream, thread CPU time, min of 15 interleaved rounds, ns per 64 B):
+ * inline movnti 3.92, called movnti 4.53, called 2 x 32 B 3.94, called 4 x
+ * 16 B 3.98; libkflush(7), NOTES, has the init-bench ratios.
+ */
+#define FLUSHCACHE_ENTRY_SHORT(name, lines, line, one_line, small, short_copy)	\
+	void name(void *dst, const void *src, size_t n)			\
+	{									\
+		if ((((uintptr_t)dst & (LINE - 1)) | (n ^ LINE)) == 0)		\
+			one_line(dst, src);					\
+		else if (n >= FLUSHCACHE_BULK_MIN)				\
+			lines(dst, src, n);					\
+		else if ((((uintptr_t)dst & 7) | (n & 3)) == 0)			\
+			small(dst, src, n, line);				\
+		else								\
+			short_copy(dst, src, n);				\
+	}
+
+#define FLUSHCACHE_ENTRY(name, lines, line, one_line, small)		\
+	FLUSHCACHE_ENTRY_SHORT(name, lines, line, one_line, small, flushcache_short)
+
+/* A variant with one line store and one block for every length. */
+#define FLUSHCACHE_VARIANT(name, block_lines, block, line, one_line, small)	\
+	static __attribute__((noinline)) void name##_lines(char *d, const char *s, size_t n) \
+	{									\
+		flushcache_lines(d, s, n, 0, (block_lines), block, line);	\
+	}									\
+	FLUSHCACHE_ENTRY(name, name##_lines, line, one_line, small)
+
+/*
+ * The "_short_cached" variants (bound by a per-CPU rule): every call with
+ * a sub-word edge below SHORT_CACHED_BELOW bytes goes all through
+ * the cache, a whole line or not. Below FLUSHCACHE_BULK_MIN the entry's
+ * last case always has such an edge (its destination is not 8-aligned or
+ * its length leaves 1..3 bytes), so it is the temporal copy itself.
+ * AMD EPYC family 0x17 model 0x31 (Zen 2), copy-bench sweep and set,
+ * random sizes (+-25 %) and offsets, three runs of 11 rounds, CPU time,
+ * this variant's speed over avx2's beside it: copies cold 1.15-1.54x at
+ * 96-512 B, hot 1.1-2.0x; fills cold 1.2-1.9x, hot 1.05-2.0x. With every
+ * such call below 1 KiB all through the cache, fills still gained 1.33x
+ * cold in the 768 B cell (576-960 B) and copies tied there, but both lost
+ * 4-13 % in the 896 B and 1 KiB cells, hot and cold (libkflush(7),
+ * Per-CPU rules).
+ */
+#define SHORT_CACHED_BELOW 768
+
+#define FLUSHCACHE_SHORT_CACHED_VARIANT(name, block_lines, block, line, one_line, small) \
+	static __attribute__((noinline)) void name##_lines(char *d, const char *s, size_t n) \
+	{									\
+		flushcache_lines(d, s, n, SHORT_CACHED_BELOW, (block_lines), block, line); \
+	}									\
+	FLUSHCACHE_ENTRY_SHORT(name, name##_lines, line, one_line, small, memcpy_temporal)
+
+/*
+ * As for a copy (flushcache_short()): a fill below FLUSHCACHE_BULK_MIN
+ * bytes stores no whole line, so one function, the movnti variant's
+ * driver, takes it for every variant, before a vector variant broadcasts
+ * its pattern into a register and a 64-byte aligned stack slot. Intel
+ * family 6 model 0xcf (guest without movdir64b), copy-bench set, three
+ * runs of 11 rounds, CPU time, against the old avx512 entry run beside
+ * it: 0.98-0.99 of the time at 4-255 B hot and cold random, 0.94 cold
+ * fixed 97-255 B, 0.98-1.01 in the other classes.
+ */
+void flushset_short(char *d, int c, size_t n);
+
+/*
+ * Every fill variant's entry point. Below FLUSHCACHE_BULK_MIN an 8-aligned
+ * fill of a multiple of 4 has no edge (split_edges()) and is stored in NT
+ * words whole lines and all, as the copy's small path does
+ * (nt_copy_small()): in the entry, where the frame-free words need no
+ * call. AMD EPYC family 0x17 model 0x31 (Zen 2), copy-bench set, three
+ * alternations of 9 rounds, CPU time, speed over glibc memset plus
+ * kflush_flush: 64 B at a line boundary cold 1.02-1.21 with the driver,
+ * 1.19-1.33 with the words in flushset_short(); in the entry, beside a
+ * variant that still called flushset_short() for them, 1.15-1.45x that
+ * variant's speed cold and 1.05-1.20x hot at 64-192 B. Any other short
+ * fill goes to @short_set.
+ */
+#define FLUSHSET_ENTRY_SHORT(name, lines, short_set)				\
+	void name(void *dst, int c, size_t n)					\
+	{									\
+		if (n >= FLUSHCACHE_BULK_MIN)					\
+			lines(dst, c, n);					\
+		else if ((((uintptr_t)dst & 7) | (n & 3)) == 0)			\
+			nt_set_words(dst, byte_pattern(c), n);			\
+		else								\
+			short_set(dst, c, n);					\
+	}
+
+#define FLUSHSET_ENTRY(name, lines) FLUSHSET_ENTRY_SHORT(name, lines, flushset_short)
+
+/* Per-ISA variants, each in a file built with its own -m flags. */
+void memcpy_flushcache_avx2(void *dst, const void *src, size_t n);
+void memcpy_flushcache_avx2_short_cached(void *dst, const void *src, size_t n);
+void memcpy_flushcache_avx512(void *dst, const void *src, size_t n);
+void memcpy_flushcache_avx512_movdir64b(void *dst, const void *src, size_t n);
+void memset_flushcache_avx2(void *dst, int c, size_t n);
+void memset_flushcache_avx2_short_cached(void *dst, int c, size_t n);
+void memset_flushcache_avx512(void *dst, int c, size_t n);
+
+#endif /* KFLUSH_X86_FLUSHCACHE_ENTRY_H */
