@@ -223,11 +223,11 @@ bool bench_res_over_roof(struct bench_res *r, int group, int contender, size_t s
  * Such a cell is measured again before it is called a roof error: every
  * contender of its size runs this many more rounds, for --repeat @r, or in
  * a cold cell whose spans fit the buffer one per contender the next
- * multiple of the contenders, on a span pool (copy_run.c says why). bench_res_note_again() notes how many cells did, and with
- * @pool that rule.
+ * multiple of the contenders, on a span pool (copy_run.c says why).
+ * bench_res_note_again() notes how many cells did, and that rule.
  */
 #define BENCH_AGAIN_ROUNDS(r) (3 * (r) + 1)
-void bench_res_note_again(struct bench_res *r, unsigned int cells, unsigned int rounds, bool pool);
+void bench_res_note_again(struct bench_res *r, unsigned int cells, unsigned int rounds);
 void bench_res_note(struct bench_res *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* --list: the contenders registered so far, one per line with their class. */

@@ -216,7 +216,7 @@ int cmd_clear_bench(const struct pmemtest_global *g, int argc, char **argv)
 			clear_targets(&x, grp, h ? "hot" : "cold");
 	}
 	progress_end(&x.prog);
-	bench_res_note_again(x.res, x.again, x.rounds, true);
+	bench_res_note_again(x.res, x.again, x.rounds);
 	exit_code = bench_finish(x.res, g, "clear-bench");
 out:
 	bench_bufs_close(&x.b);

@@ -374,7 +374,7 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 			goto out;
 		}
 	progress_end(&x.prog);
-	bench_res_note_again(x.res, x.again, x.o.rounds, true);
+	bench_res_note_again(x.res, x.again, x.o.rounds);
 	exit_code = bench_finish(x.res, g, "copy-bench");
 out:
 	if (exit_code == PMEMTEST_EXIT_FAIL && x.res)

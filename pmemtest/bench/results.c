@@ -306,17 +306,16 @@ bool bench_res_over_roof(struct bench_res *r, int g, int c, size_t size)
 	       bench_res_median_gbps(r, g, c, size) > RES_ROOF_TOLERANCE * roof;
 }
 
-void bench_res_note_again(struct bench_res *r, unsigned int cells, unsigned int rounds, bool pool)
+void bench_res_note_again(struct bench_res *r, unsigned int cells, unsigned int rounds)
 {
 	if (cells)
 		bench_res_note(r, "roof check: %u cell%s more than 3 %% above the roof after %u "
 			       "round%s: every contender of their size ran %u more, "
-			       "interleaved%s; the roof errors below are on all the samples",
+			       "interleaved (cold, where a span per contender fits the buffer: the "
+			       "least multiple of the contenders from there, each once on each of "
+			       "the same spans); the roof errors below are on all the samples",
 			       cells, cells == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s",
-			       BENCH_AGAIN_ROUNDS(rounds),
-			       pool ? " (cold, where a span per contender fits the buffer: the least "
-				      "multiple of the contenders from there, each once on each of "
-				      "the same spans)" : "");
+			       BENCH_AGAIN_ROUNDS(rounds));
 }
 
 /*
