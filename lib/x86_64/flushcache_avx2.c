@@ -55,20 +55,24 @@ static inline __attribute__((always_inline)) void avx2_set_line(char *d, const v
 	_mm256_stream_si256((__m256i *)(d + 32), v);
 }
 
-static __attribute__((noinline)) void avx2_set_lines(char *d, int c, size_t n)
+static inline __attribute__((always_inline)) void avx2_set_drive(char *d, int c, size_t n,
+								 size_t cached_below)
 {
 	__m256i v = _mm256_set1_epi8((char)c);
 
-	flushset_lines(d, c, n, 0, &v, avx2_set_line);
+	flushset_lines(d, c, n, cached_below, &v, avx2_set_line);
+}
+
+static __attribute__((noinline)) void avx2_set_lines(char *d, int c, size_t n)
+{
+	avx2_set_drive(d, c, n, 0);
 }
 
 FLUSHSET_ENTRY(memset_flushcache_avx2, avx2_set_lines)
 
 static __attribute__((noinline)) void avx2_set_lines_short_cached(char *d, int c, size_t n)
 {
-	__m256i v = _mm256_set1_epi8((char)c);
-
-	flushset_lines(d, c, n, SHORT_CACHED_BELOW, &v, avx2_set_line);
+	avx2_set_drive(d, c, n, SHORT_CACHED_BELOW);
 }
 
 /* Below FLUSHCACHE_BULK_MIN any fill the entry leaves has a sub-word edge. */

@@ -176,13 +176,22 @@ void flushcache_short(char *d, const char *s, size_t n);
 #define FLUSHCACHE_ENTRY(name, lines, line, one_line, small)		\
 	FLUSHCACHE_ENTRY_SHORT(name, lines, line, one_line, small, flushcache_short)
 
-/* A variant with one line store and one block for every length. */
-#define FLUSHCACHE_VARIANT(name, block_lines, block, line, one_line, small)	\
+/*
+ * A variant with one line store and one block for every length: its lines
+ * driver, all through the cache below @cached_below bytes when there is a
+ * sub-word edge (split_edges()), and its entry, @short_copy below
+ * FLUSHCACHE_BULK_MIN.
+ */
+#define FLUSHCACHE_VARIANT_AT(name, cached_below, short_copy, block_lines, block, line, one_line, \
+			      small)						\
 	static __attribute__((noinline)) void name##_lines(char *d, const char *s, size_t n) \
 	{									\
-		flushcache_lines(d, s, n, 0, (block_lines), block, line);	\
+		flushcache_lines(d, s, n, (cached_below), (block_lines), block, line); \
 	}									\
-	FLUSHCACHE_ENTRY(name, name##_lines, line, one_line, small)
+	FLUSHCACHE_ENTRY_SHORT(name, name##_lines, line, one_line, small, short_copy)
+
+#define FLUSHCACHE_VARIANT(name, block_lines, block, line, one_line, small)	\
+	FLUSHCACHE_VARIANT_AT(name, 0, flushcache_short, block_lines, block, line, one_line, small)
 
 /*
  * The "_short_cached" variants (bound by a per-CPU rule): every call with
@@ -202,11 +211,8 @@ void flushcache_short(char *d, const char *s, size_t n);
 #define SHORT_CACHED_BELOW 768
 
 #define FLUSHCACHE_SHORT_CACHED_VARIANT(name, block_lines, block, line, one_line, small) \
-	static __attribute__((noinline)) void name##_lines(char *d, const char *s, size_t n) \
-	{									\
-		flushcache_lines(d, s, n, SHORT_CACHED_BELOW, (block_lines), block, line); \
-	}									\
-	FLUSHCACHE_ENTRY_SHORT(name, name##_lines, line, one_line, small, memcpy_temporal)
+	FLUSHCACHE_VARIANT_AT(name, SHORT_CACHED_BELOW, memcpy_temporal, block_lines, block, line, \
+			      one_line, small)
 
 /*
  * As for a copy (flushcache_short()): a fill below FLUSHCACHE_BULK_MIN
