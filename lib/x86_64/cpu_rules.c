@@ -74,10 +74,11 @@ static const struct kflush_cpu_rule {
 	 * The same CPU, the flush-copy and flush-fill: a call below 1 KiB with
 	 * a sub-word edge stored its cached edge lines and NT lines between
 	 * them, which ran 0.60-0.76x glibc memcpy plus kflush_flush at random
-	 * sizes and offsets of 96-256 B cold and 0.44-0.70x hot (fills 0.4-0.6x);
-	 * all through the cache below 768 B, 1.2-1.5x and 1.5-2.0x as fast
-	 * (copy-bench sweep and set, avx2_short_cached beside avx2,
-	 * flushcache_entry.h). Calls without such an edge are unchanged.
+	 * sizes and offsets of 96-256 B cold and 0.40-0.70x hot (fills
+	 * 0.43-0.64x cold); all through the cache below 768 B, copies ran
+	 * 1.15-1.54x as fast cold at 96-512 B and fills 1.2-1.9x (copy-bench
+	 * sweep and set, avx2_short_cached beside avx2, flushcache_entry.h).
+	 * Calls without such an edge are unchanged.
 	 */
 	{ "AuthenticAMD", 0x17, 0x31, 0x31, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx2_short_cached",
 	  { 0, 0 } },
