@@ -65,12 +65,21 @@ static void movnti_copy(void *dst, const void *src, size_t len)
 	copy_by_lines(dst, src, len, movnti_line);
 }
 
+/*
+ * The pattern's words loaded one by one, as movnti_line() does: one
+ * memcpy() of the whole pattern went through the stack (four 16-byte
+ * stores, eight 8-byte loads back), and the hot 64-byte fill ran 5.3 ns
+ * against 3.1-3.3 for lib/'s fills (AMD EPYC family 0x17 model 0x31,
+ * set, hot fixed 64 B).
+ */
 static void movnti_fill(void *dst, size_t len, const void *pattern)
 {
 	long long v[8];
 	char *d = dst;
 
-	memcpy(v, pattern, sizeof(v));
+	_Pragma("GCC unroll 8")
+	for (int i = 0; i < 8; i++)
+		memcpy(&v[i], (const char *)pattern + 8 * i, 8);
 	for (size_t off = 0; off + 64 <= len; off += 64) {
 		_Pragma("GCC unroll 8")
 		for (int i = 0; i < 8; i++)
