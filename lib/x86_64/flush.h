@@ -136,16 +136,22 @@ KFLUSH_INLINE void writeback_range(const void *p, size_t n)
 }
 
 /*
- * kflush_memcpy_temporal() and kflush_memset_temporal() for the library's
- * copies and fills whose every line goes through the cache (flushcache.h:
- * split_edges() leaves no non-temporal body): the same resolvers under
+ * kflush_memcpy_temporal(), kflush_memmove_temporal() and
+ * kflush_memset_temporal() for the library's copies, moves and fills
+ * whose every line goes through the cache (flushcache.h: split_edges()
+ * leaves no non-temporal body; a flush-move's cached edges and short
+ * moves, memmove_flushcache.h): the same resolvers under
  * hidden names, so the call is one jump through a slot filled at load and
  * a program's own kflush_memcpy_temporal cannot stand in for it. Up to 128
  * bytes they copy inline and write back inline with the instruction
  * kflush_flush() is bound to, where cached_copy_wb() calls memcpy() and
  * then the bound flush.
  */
+/* Up to here the temporal calls copy inline and write back inline. */
+#define TEMPORAL_SMALL_MAX 128
+
 void memcpy_temporal(void *dst, const void *src, size_t n) __attribute__((visibility("hidden")));
+void memmove_temporal(void *dst, const void *src, size_t n) __attribute__((visibility("hidden")));
 void memset_temporal(void *dst, int c, size_t n) __attribute__((visibility("hidden")));
 
 #endif /* KFLUSH_X86_FLUSH_H */

@@ -50,9 +50,18 @@ FLUSHCACHE_ENTRY(memcpy_flushcache_movnti, flushcache_short, movnti_line, movnti
  * A block of movnti lines stores its first line before loading its
  * second, which a backward move must not do: the move's block is one line.
  */
+static __attribute__((noinline)) void movnti_move_lines(char *d, const char *s, size_t n)
+{
+	flushmove_lines(d, s, n, 0, 1, movnti_line, movnti_line);
+}
+
+/* The movnti move, and every variant's below 256 bytes (FLUSHMOVE_ENTRY). */
 void memmove_flushcache_movnti(void *dst, const void *src, size_t n)
 {
-	flushmove_lines(dst, src, n, 0, 1, movnti_line, movnti_line);
+	if (move_short_cached(dst, src, n))
+		cached_move_wb(dst, src, n);
+	else
+		movnti_move_lines(dst, src, n);
 }
 
 FLUSHCACHE_VARIANT(memcpy_flushcache_movdir64b, MOVDIR64B_BLOCK, movdir64b_block, movdir64b_line, movdir64b_line,

@@ -15,9 +15,6 @@
 void flush_clwb(const void *addr, size_t len);
 void flush_clflushopt(const void *addr, size_t len);
 
-/* Up to here the copy is inline and the lines are written back inline. */
-#define TEMPORAL_SMALL_MAX 128
-
 /*
  * Beyond that the destination goes in steps of this many bytes, each
  * written back before the next is stored. Copying 64 KiB and then writing
@@ -103,9 +100,11 @@ static __attribute__((noinline)) void set_steps(char *d, int c, size_t n)
 typedef __m128i u128 __attribute__((aligned(1)));
 
 /*
- * 1..128 bytes with loads from both ends, every load before any store
- * (the buffers do not overlap): no loop, no call, a branch per size class,
- * the way the C library's small memcpy is built.
+ * 1..128 bytes with loads from both ends: no loop, no call, a branch per
+ * size class, the way the C library's small memcpy is built. Every load
+ * comes before any store, and the compiler cannot move one past a store
+ * that may alias it, so the copy is right for overlapping buffers too:
+ * kflush_memmove_temporal() uses it (test_flags sweeps every overlap).
  */
 KFLUSH_INLINE void small_copy(char *d, const char *s, size_t n)
 {
@@ -215,6 +214,19 @@ KFLUSH_INLINE void small_set(char *d, int c, size_t n)
 		store_gap();							\
 		wb_lines(dst, n, line, wb_##insn);				\
 	}									\
+	/* kflush_memmove_temporal: small_copy() is overlap-safe. */		\
+	static void memmove_temporal_##insn(void *dst, const void *src, size_t n) \
+	{									\
+		uintptr_t line = kflush_clflush_size;				\
+										\
+		if (n - 1 >= TEMPORAL_SMALL_MAX) {				\
+			move_steps(dst, src, n);				\
+			return;							\
+		}								\
+		small_copy(dst, src, n);					\
+		store_gap();							\
+		wb_lines(dst, n, line, wb_##insn);				\
+	}									\
 	/* kflush_memset_temporal, the same way. */				\
 	static void memset_temporal_##insn(void *dst, int c, size_t n)		\
 	{									\
@@ -252,6 +264,15 @@ static KFLUSH_EARLY kflush_memcpy_flushcache_fn kflush_memcpy_temporal_resolve(v
 	return fns[temporal_wb()];
 }
 
+static KFLUSH_EARLY kflush_memmove_flushcache_fn kflush_memmove_temporal_resolve(void)
+{
+	static const kflush_memmove_flushcache_fn fns[] = {
+		memmove_temporal_clwb, memmove_temporal_clflushopt, memmove_temporal_clflush
+	};
+
+	return fns[temporal_wb()];
+}
+
 static KFLUSH_EARLY kflush_memset_flushcache_fn kflush_memset_temporal_resolve(void)
 {
 	static const kflush_memset_flushcache_fn fns[] = {
@@ -264,6 +285,8 @@ static KFLUSH_EARLY kflush_memset_flushcache_fn kflush_memset_temporal_resolve(v
 /* The library's own calls (flushcache.h). */
 void memcpy_temporal(void *dst, const void *src, size_t n)
 	__attribute__((ifunc("kflush_memcpy_temporal_resolve")));
+void memmove_temporal(void *dst, const void *src, size_t n)
+	__attribute__((ifunc("kflush_memmove_temporal_resolve")));
 void memset_temporal(void *dst, int c, size_t n)
 	__attribute__((ifunc("kflush_memset_temporal_resolve")));
 
@@ -289,12 +312,12 @@ KFLUSH_API void kflush_memcpy_temporal(void *dst, const void *src, size_t n)
  * @n: bytes to move; 0 touches nothing
  *
  * memmove() followed by kflush_flush() over the destination, in 512-byte
- * steps taken in the direction the overlap requires. Does not fence.
+ * steps taken in the direction the overlap requires; up to 128 bytes an
+ * inline copy that loads every byte before it stores one, and inline
+ * write-backs, as kflush_memcpy_temporal(). Does not fence.
  */
 KFLUSH_API void kflush_memmove_temporal(void *dst, const void *src, size_t n)
-{
-	move_steps(dst, src, n);
-}
+	__attribute__((ifunc("kflush_memmove_temporal_resolve")));
 
 /**
  * kflush_memset_temporal() - fill through the cache, then write the lines back
