@@ -50,7 +50,7 @@ FLUSHCACHE_ENTRY(memcpy_flushcache_movnti, flushcache_short, movnti_line, movnti
  * A block of movnti lines stores its first line before loading its
  * second, which a backward move must not do: the move's block is one line.
  */
-static __attribute__((noinline)) void movnti_move_lines(char *d, const char *s, size_t n)
+__attribute__((noinline)) void movnti_move_lines(char *d, const char *s, size_t n)
 {
 	flushmove_lines(d, s, n, 0, 1, movnti_line, movnti_line);
 }

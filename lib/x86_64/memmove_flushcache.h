@@ -193,16 +193,20 @@ KFLUSH_INLINE void flushmove_lines(char *d, const char *s, size_t n, size_t cach
 }
 
 void memmove_flushcache_movnti(void *dst, const void *src, size_t n);
+/* The movnti driver behind the entry's test (flushcache.c). */
+void movnti_move_lines(char *d, const char *s, size_t n) __attribute__((visibility("hidden")));
 void memmove_flushcache_avx2(void *dst, const void *src, size_t n);
 void memmove_flushcache_avx2_short_cached(void *dst, const void *src, size_t n);
 void memmove_flushcache_avx512(void *dst, const void *src, size_t n);
 
 /*
- * A vector variant of the flush-move: below FLUSHCACHE_BULK_MIN bytes a
- * move stores no whole line and runs none of a variant's line or block
- * code, so the movnti variant takes it, before the vector driver's frame
- * (five pushes and a stack aligned for the block's registers) is set up,
- * as the flush-copy's short calls do (flushcache_short()).
+ * A vector variant of the flush-move: the short move within its own lines
+ * first, as the movnti variant's entry tests it; then below
+ * FLUSHCACHE_BULK_MIN bytes a move stores no whole line and runs none of
+ * a variant's line or block code, so the movnti driver takes it, before
+ * the vector driver's frame (five pushes and a stack aligned for the
+ * block's registers) is set up, as the flush-copy's short calls do
+ * (flushcache_short()).
  */
 #define FLUSHMOVE_ENTRY(name, cached_below, short_move, block_lines, block, line) \
 	static __attribute__((noinline)) void name##_lines(char *d, const char *s, size_t n) \
@@ -211,14 +215,16 @@ void memmove_flushcache_avx512(void *dst, const void *src, size_t n);
 	}									\
 	void name(void *dst, const void *src, size_t n)			\
 	{									\
-		if (n < FLUSHCACHE_BULK_MIN)					\
+		if (move_short_cached(dst, src, n))				\
+			cached_move_wb(dst, src, n);				\
+		else if (n < FLUSHCACHE_BULK_MIN)				\
 			short_move(dst, src, n);				\
 		else								\
 			name##_lines(dst, src, n);				\
 	}
 
 #define FLUSHMOVE_VARIANT(name, block_lines, block, line)			\
-	FLUSHMOVE_ENTRY(name, 0, memmove_flushcache_movnti, block_lines, block, line)
+	FLUSHMOVE_ENTRY(name, 0, movnti_move_lines, block_lines, block, line)
 
 /*
  * The flush-copy's "_short_cached" rule for a move, backward only: from
@@ -235,6 +241,6 @@ void memmove_flushcache_avx512(void *dst, const void *src, size_t n);
  * forward moves 6 % hot at 384 B.
  */
 #define FLUSHMOVE_SHORT_CACHED_VARIANT(name, block_lines, block, line)		\
-	FLUSHMOVE_ENTRY(name, SHORT_CACHED_BELOW, memmove_flushcache_movnti, block_lines, block, line)
+	FLUSHMOVE_ENTRY(name, SHORT_CACHED_BELOW, movnti_move_lines, block_lines, block, line)
 
 #endif /* KFLUSH_X86_MEMMOVE_FLUSHCACHE_H */
