@@ -135,6 +135,9 @@ KFLUSH_INLINE void writeback_range(const void *p, size_t n)
 	KFLUSH_BOUND(KFLUSH_OP_FLUSH, kflush_flush_fn)(p, n);
 }
 
+/* Up to here the temporal calls copy inline and write back inline. */
+#define TEMPORAL_SMALL_MAX 128
+
 /*
  * kflush_memcpy_temporal(), kflush_memmove_temporal() and
  * kflush_memset_temporal() for the library's copies, moves and fills
@@ -147,9 +150,6 @@ KFLUSH_INLINE void writeback_range(const void *p, size_t n)
  * kflush_flush() is bound to, where cached_copy_wb() calls memcpy() and
  * then the bound flush.
  */
-/* Up to here the temporal calls copy inline and write back inline. */
-#define TEMPORAL_SMALL_MAX 128
-
 void memcpy_temporal(void *dst, const void *src, size_t n) __attribute__((visibility("hidden")));
 void memmove_temporal(void *dst, const void *src, size_t n) __attribute__((visibility("hidden")));
 void memset_temporal(void *dst, int c, size_t n) __attribute__((visibility("hidden")));

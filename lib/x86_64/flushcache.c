@@ -55,7 +55,7 @@ __attribute__((noinline)) void movnti_move_lines(char *d, const char *s, size_t 
 	flushmove_lines(d, s, n, 0, 1, movnti_line, movnti_line);
 }
 
-/* The movnti move, and every variant's below 256 bytes (FLUSHMOVE_ENTRY). */
+/* The movnti move; the vector entries test the same way (FLUSHMOVE_ENTRY). */
 void memmove_flushcache_movnti(void *dst, const void *src, size_t n)
 {
 	if (move_short_cached(dst, src, n))

@@ -102,10 +102,11 @@ KFLUSH_INLINE int move_shares_lines(const char *d, const char *s, size_t n)
 
 /*
  * The short move within its own lines (above), tested where a variant is
- * entered, so that it is a jump to the temporal move and nothing else: in
- * the driver it came after the driver's frame (six pushes), and every
- * flush-move ran 1.2-1.3x slower than glibc memmove + kflush_flush at
- * 16-96 B hot (AMD EPYC family 0x17 model 0x31, copy-bench move).
+ * entered, so that nothing runs before its cached copy: in the driver it
+ * came after the driver's frame (six pushes), and the bound flush-move
+ * ran 0.66-0.93x the speed of glibc memmove + kflush_flush at 16-96 B
+ * hot, 0.96-1.21x after (AMD EPYC family 0x17 model 0x31, copy-bench
+ * move, three alternations).
  */
 KFLUSH_INLINE int move_short_cached(const char *d, const char *s, size_t n)
 {
@@ -129,11 +130,12 @@ KFLUSH_INLINE int move_short_cached(const char *d, const char *s, size_t n)
  * matter (flushcache_lines()): its destination lines are not its
  * source's, and cached edges in all of them cost it a read of each cold
  * edge line (sweep cold random 384-768 B, 1.1x the time) and gained
- * nothing hot. Below FLUSHCACHE_BULK_MIN the split is the
- * copy's; a short move within its own lines never gets here, the entry
- * hands it to the temporal move (move_short_cached()). From there up to @cached_below bytes (the "_short_cached"
- * variants; 0 in the others) a backward move with a cached edge goes all
- * through the cache (FLUSHMOVE_SHORT_CACHED_VARIANT).
+ * nothing hot. Below FLUSHCACHE_BULK_MIN the split is the copy's; a
+ * short move within its own lines never gets here (move_short_cached(),
+ * tested where a variant is entered). From there up to @cached_below
+ * bytes (the "_short_cached" variants; 0 in the others) a backward move
+ * with a cached edge goes all through the cache
+ * (FLUSHMOVE_SHORT_CACHED_VARIANT).
  */
 KFLUSH_INLINE void flushmove_lines(char *d, const char *s, size_t n, size_t cached_below,
 				   size_t block_lines,
