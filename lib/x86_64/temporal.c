@@ -195,37 +195,40 @@ KFLUSH_INLINE void small_set(char *d, int c, size_t n)
 }
 
 /*
- * kflush_memcpy_temporal and kflush_memset_temporal, once per write-back
- * instruction, bound by GNU ifunc to the one the flush operation is bound
- * to (so KFLUSH_HWCAPS applies): a small copy or fill is then the call and
- * nothing else, where the general path is two more calls (the copy or
- * fill, and the flush).
+ * A temporal copy or move up to TEMPORAL_SMALL_MAX bytes (small_copy() is
+ * overlap-safe), above that @steps.
+ */
+KFLUSH_INLINE void temporal_copy(char *d, const char *s, size_t n,
+				 void (*steps)(char *d, const char *s, size_t n),
+				 void (*wb)(const void *p))
+{
+	uintptr_t line = kflush_clflush_size;
+
+	if (n - 1 >= TEMPORAL_SMALL_MAX) {
+		steps(d, s, n);
+		return;
+	}
+	small_copy(d, s, n);
+	store_gap();
+	wb_lines(d, n, line, wb);
+}
+
+/*
+ * kflush_memcpy_temporal, kflush_memmove_temporal and
+ * kflush_memset_temporal, once per write-back instruction, bound by GNU
+ * ifunc to the one the flush operation is bound to (so KFLUSH_HWCAPS
+ * applies): a small copy, move or fill is then the call and nothing else,
+ * where the general path is two more calls (the copy or fill, and the
+ * flush).
  */
 #define DEFINE_TEMPORAL(insn)							\
 	static void memcpy_temporal_##insn(void *dst, const void *src, size_t n)	\
 	{									\
-		uintptr_t line = kflush_clflush_size;				\
-										\
-		if (n - 1 >= TEMPORAL_SMALL_MAX) {				\
-			copy_steps(dst, src, n);				\
-			return;							\
-		}								\
-		small_copy(dst, src, n);					\
-		store_gap();							\
-		wb_lines(dst, n, line, wb_##insn);				\
+		temporal_copy(dst, src, n, copy_steps, wb_##insn);		\
 	}									\
-	/* kflush_memmove_temporal: small_copy() is overlap-safe. */		\
 	static void memmove_temporal_##insn(void *dst, const void *src, size_t n) \
 	{									\
-		uintptr_t line = kflush_clflush_size;				\
-										\
-		if (n - 1 >= TEMPORAL_SMALL_MAX) {				\
-			move_steps(dst, src, n);				\
-			return;							\
-		}								\
-		small_copy(dst, src, n);					\
-		store_gap();							\
-		wb_lines(dst, n, line, wb_##insn);				\
+		temporal_copy(dst, src, n, move_steps, wb_##insn);		\
 	}									\
 	/* kflush_memset_temporal, the same way. */				\
 	static void memset_temporal_##insn(void *dst, int c, size_t n)		\
