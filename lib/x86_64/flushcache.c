@@ -55,13 +55,10 @@ __attribute__((noinline)) void movnti_move_lines(char *d, const char *s, size_t 
 	flushmove_lines(d, s, n, 0, 1, movnti_line, movnti_line);
 }
 
-/* The movnti move; the vector entries test the same way (FLUSHMOVE_ENTRY). */
+/* The movnti move: one driver whatever the length. */
 void memmove_flushcache_movnti(void *dst, const void *src, size_t n)
 {
-	if (move_short_cached(dst, src, n))
-		cached_move_wb(dst, src, n);
-	else
-		movnti_move_lines(dst, src, n);
+	flushmove_entry(dst, src, n, movnti_move_lines, movnti_move_lines);
 }
 
 FLUSHCACHE_VARIANT(memcpy_flushcache_movdir64b, MOVDIR64B_BLOCK, movdir64b_block, movdir64b_line, movdir64b_line,

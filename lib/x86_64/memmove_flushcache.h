@@ -202,14 +202,25 @@ void memmove_flushcache_avx2_short_cached(void *dst, const void *src, size_t n);
 void memmove_flushcache_avx512(void *dst, const void *src, size_t n);
 
 /*
- * A vector variant of the flush-move: the short move within its own lines
- * first, as the movnti variant's entry tests it; then below
- * FLUSHCACHE_BULK_MIN bytes a move stores no whole line and runs none of
- * a variant's line or block code, so the movnti driver takes it, before
- * the vector driver's frame (five pushes and a stack aligned for the
- * block's registers) is set up, as the flush-copy's short calls do
- * (flushcache_short()).
+ * Every flush-move's entry: the short move within its own lines first;
+ * then below FLUSHCACHE_BULK_MIN bytes a move stores no whole line and
+ * runs none of a variant's line or block code, so @short_move (the movnti
+ * driver) takes it, before a vector driver's frame (five pushes and a
+ * stack aligned for the block's registers) is set up, as the flush-copy's
+ * short calls do (flushcache_short()); else the variant's @lines.
  */
+KFLUSH_INLINE void flushmove_entry(char *d, const char *s, size_t n,
+				   void (*short_move)(char *d, const char *s, size_t n),
+				   void (*lines)(char *d, const char *s, size_t n))
+{
+	if (move_short_cached(d, s, n))
+		cached_move_wb(d, s, n);
+	else if (n < FLUSHCACHE_BULK_MIN)
+		short_move(d, s, n);
+	else
+		lines(d, s, n);
+}
+
 #define FLUSHMOVE_ENTRY(name, cached_below, short_move, block_lines, block, line) \
 	static __attribute__((noinline)) void name##_lines(char *d, const char *s, size_t n) \
 	{									\
@@ -217,12 +228,7 @@ void memmove_flushcache_avx512(void *dst, const void *src, size_t n);
 	}									\
 	void name(void *dst, const void *src, size_t n)			\
 	{									\
-		if (move_short_cached(dst, src, n))				\
-			cached_move_wb(dst, src, n);				\
-		else if (n < FLUSHCACHE_BULK_MIN)				\
-			short_move(dst, src, n);				\
-		else								\
-			name##_lines(dst, src, n);				\
+		flushmove_entry(dst, src, n, short_move, name##_lines);	\
 	}
 
 #define FLUSHMOVE_VARIANT(name, block_lines, block, line)			\
