@@ -117,6 +117,16 @@ tests_test_pmemtest_replay_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLA
 tests_test_pmemtest_replay_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
 	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
 
+# copy-bench's roof stores the whole lines inside each call and no other byte
+check_PROGRAMS += tests/test_pmemtest_copy_calls
+TESTS += tests/test_pmemtest_copy_calls
+tests_test_pmemtest_copy_calls_SOURCES = tests/test_pmemtest_copy_calls.c \
+	pmemtest/bench/copy_calls.c pmemtest/bench/buffers.c pmemtest/bench/results.c \
+	pmemtest/common/cli.c pmemtest/common/output.c pmemtest/common/stats.c \
+	pmemtest/common/roof.c pmemtest/common/roof_avx2.c pmemtest/common/roof_avx512.c
+tests_test_pmemtest_copy_calls_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(JSONC_CFLAGS)
+tests_test_pmemtest_copy_calls_LDADD = $(TEST_LIBS) $(PMEM2_LIBS) $(JSONC_LIBS) -lm
+
 # pmemtest's verification must fail on a corrupted sampled struct page
 # (PMEMTEST_TEST_CORRUPT), and "verified" must come from the check.
 TESTS += tests/test_pmemtest_verify.sh

@@ -103,6 +103,15 @@ bool copy_account(struct copy_run *x, const struct copy_contender *k, uint64_t c
 		  uint64_t bytes);
 
 /*
+ * One timed sample (copy_calls.c): every call of @t from @d and @s (the
+ * bases its offsets are from) as @k makes them, then the drain @k owes;
+ * returns the nanoseconds between. A roof stores the whole destination
+ * lines inside each call and no other byte.
+ */
+uint64_t copy_run_calls(const struct copy_run *x, const struct copy_contender *k,
+			const struct bench_calls *t, char *d, const char *s);
+
+/*
  * The engine (copy_run.c). copy_add() registers one contender into @v
  * (skipped when --only leaves it out; roofs always run), copy_add_variants()
  * every usable registry variant of @op.
