@@ -77,7 +77,7 @@ ParameterizedTest(struct roof_param *p, copy_calls, roof_lines)
 	struct copy_contender k;
 	size_t len[NCALLS], doff[NCALLS], soff[NCALLS];
 	struct bench_calls t = { .n = NCALLS, .len = len, .doff = doff, .soff = soff };
-	unsigned char *dst, *src;
+	unsigned char *dst = NULL, *src = NULL;
 
 	/* A guard page's worth on each side of the area the calls use. */
 	cr_assert_eq(posix_memalign((void **)&dst, 4096, AREA + 2 * 4096), 0);
