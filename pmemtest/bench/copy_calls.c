@@ -25,174 +25,172 @@ static inline size_t inside_lines(const char *d, size_t len, size_t *in)
 }
 
 /*
- * The roofs' loops, each calling its strategy directly, as a contender's
- * loop calls the contender (through roof_store() each call had paid a
- * second call and its tests, and the set's hot 64-byte cell had three
- * contenders 1.05-1.06x the roof). At 64-128 B hot the call is the work,
- * and where the loop sits moves the roof: inside copy_run_calls() the
- * copy roof's loop kept its index on the stack across each call, and the
- * movnti roof took 5.0-5.3 ns per 64 B copy against 3.8-4.1 when the
- * loop was inlined into copy_run.c's rounds, as it had been (AMD EPYC
- * family 0x17 model 0x31, four alternations). Here, with the arrays in
- * locals and each function starting a 64-byte line so that nothing
- * before it in the file moves its loop, the fastest roof's time over the
- * avx2 contender's at 64 and 128 B hot is what it was there within 3 %
- * for copies (sse2 0.93 and 0.83 against 0.92 and 0.80) and better for
- * fills (sse2 0.75 and 0.99 against 0.86 and 0.98), eight alternations.
+ * Each kind's loop is a function of its own that starts a 64-byte line,
+ * with the table's arrays in locals. At 64-128 B hot the call is the
+ * work, and where its loop sits moves it: with every loop inside one
+ * function, after an edit elsewhere in it the loops kept their index on
+ * the stack across each call, and between two builds (AMD EPYC family
+ * 0x17 model 0x31, eight alternations, ns per call at 64 B hot) the
+ * movnti flush-copy went 3.7 -> 4.3 ns, the avx2 flush-fill 3.7 -> 4.3
+ * and the movnti copy roof 3.8 -> 5.0-5.3, while other contenders stayed.
+ * On its own line a loop is laid out by its own code alone.
+ *
+ * @fn is the contender's function, cast back to its type here; @flags
+ * its PMDK flags. The copy-safe loop returns the bytes left, the others 0.
  */
-static __attribute__((noinline, aligned(64)))
-void roof_copy_calls(void (*f)(void *, const void *, size_t), const struct bench_calls *t,
-		     char *d, const char *s)
-{
-	const size_t *len = t->len, *doff = t->doff, *soff = t->soff;
-	size_t n = t->n;
+typedef size_t (*calls_fn)(const struct bench_calls *t, char *d, const char *s, kflush_fn fn,
+			   unsigned int flags);
 
-	for (size_t i = 0; i < n; i++) {
-		size_t in, lines = inside_lines(d + doff[i], len[i], &in);
-
-		if (lines)
-			f(d + doff[i] + in, s + soff[i] + in, lines);
+#define TIMED_CALLS(name, type, body)						\
+	static __attribute__((noinline, aligned(64)))				\
+	size_t name(const struct bench_calls *t, char *d, const char *s, kflush_fn fn,	\
+		    unsigned int flags)						\
+	{									\
+		const size_t *len = t->len, *doff = t->doff, *soff = t->soff;	\
+		size_t n = t->n, left = 0;					\
+		type f = (type)fn;						\
+										\
+		(void)s; (void)soff; (void)len; (void)f; (void)flags;	\
+		for (size_t i = 0; i < n; i++) {				\
+			body;							\
+		}								\
+		return left;							\
 	}
-}
-
-static __attribute__((noinline, aligned(64)))
-void roof_fill_calls(void (*f)(void *, size_t, const void *), const struct bench_calls *t,
-		     char *d)
-{
-	const size_t *len = t->len, *doff = t->doff;
-	size_t n = t->n;
-	unsigned char pattern[64];
-
-	memset(pattern, COPY_SET_BYTE, sizeof(pattern));
-	for (size_t i = 0; i < n; i++) {
-		size_t in, lines = inside_lines(d + doff[i], len[i], &in);
-
-		if (lines)
-			f(d + doff[i] + in, lines, pattern);
-	}
-}
 
 static void rep_movsb(void *d, const void *s, size_t n)
 {
 	__asm__ __volatile__("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
 }
 
+typedef void (*roof_copy_fn)(void *dst, const void *src, size_t len);
+typedef void (*roof_fill_fn)(void *dst, size_t len, const void *pattern);
+/* The fill roof's pattern: a line of the set byte. */
+static const unsigned char set_line[64] __attribute__((aligned(64))) = {
+#define X8 COPY_SET_BYTE, COPY_SET_BYTE, COPY_SET_BYTE, COPY_SET_BYTE, \
+	   COPY_SET_BYTE, COPY_SET_BYTE, COPY_SET_BYTE, COPY_SET_BYTE
+	X8, X8, X8, X8, X8, X8, X8, X8
+#undef X8
+};
+
+TIMED_CALLS(calls_flushcache, kflush_memcpy_flushcache_fn,
+	    f(d + doff[i], s + soff[i], len[i]))
+TIMED_CALLS(calls_pmem, pmem2_memcpy_fn,
+	    f(d + doff[i], s + soff[i], len[i], flags))
+TIMED_CALLS(calls_glibc_flush, kflush_fn,
+	    memcpy(d + doff[i], s + soff[i], len[i]); kflush_flush(d + doff[i], len[i]))
+TIMED_CALLS(calls_glibc, kflush_fn,
+	    memcpy(d + doff[i], s + soff[i], len[i]); bench_barrier())
+TIMED_CALLS(calls_memcpy, kflush_memcpy_fn,
+	    f(d + doff[i], s + soff[i], len[i]); bench_barrier())
+TIMED_CALLS(calls_copy_safe, kflush_copy_safe_fn,
+	    left += f(d + doff[i], s + soff[i], len[i]))
+TIMED_CALLS(calls_copy_page, kflush_copy_page_fn,
+	    f(d + doff[i], s + soff[i]); bench_barrier())
+TIMED_CALLS(calls_pmem_move, pmem2_memmove_fn,
+	    f(d + doff[i], s + soff[i], len[i], flags))
+TIMED_CALLS(calls_glibc_move_flush, kflush_fn,
+	    memmove(d + doff[i], s + soff[i], len[i]); kflush_flush(d + doff[i], len[i]))
+TIMED_CALLS(calls_rep_movsb, kflush_fn,
+	    rep_movsb(d + doff[i], s + soff[i], len[i]))
+TIMED_CALLS(calls_flushset, kflush_memset_flushcache_fn,
+	    f(d + doff[i], COPY_SET_BYTE, len[i]))
+TIMED_CALLS(calls_pmem_set, pmem2_memset_fn,
+	    f(d + doff[i], COPY_SET_BYTE, len[i], flags))
+TIMED_CALLS(calls_glibc_set_flush, kflush_fn,
+	    memset(d + doff[i], COPY_SET_BYTE, len[i]); kflush_flush(d + doff[i], len[i]))
+/*
+ * The roofs call their strategy directly, as the loops above call a
+ * contender: through roof_store() each call had paid a second call and
+ * its tests, and the set's hot 64-byte cell had three contenders
+ * 1.05-1.06x the roof (AMD EPYC family 0x17 model 0x31).
+ */
+TIMED_CALLS(calls_roof_copy, roof_copy_fn,
+	    size_t in; size_t lines = inside_lines(d + doff[i], len[i], &in);
+	    if (lines)
+		    f(d + doff[i] + in, s + soff[i] + in, lines))
+TIMED_CALLS(calls_roof_fill, roof_fill_fn,
+	    size_t in; size_t lines = inside_lines(d + doff[i], len[i], &in);
+	    if (lines)
+		    f(d + doff[i] + in, lines, set_line))
+
 uint64_t copy_run_calls(const struct copy_run *x, const struct copy_contender *k,
 			const struct bench_calls *t, char *d, const char *s)
 {
-	const size_t *len = t->len, *doff = t->doff, *soff = t->soff;
-	size_t n = t->n, left = 0;
-	uint64_t t0 = bench_now(), t1;
+	calls_fn loop = NULL;
+	kflush_fn fn = k->fn;
+	void (*drain)(void) = NULL;
+	uint64_t t0, t1;
+	size_t left;
 
 	switch (k->kind) {
-	case CALL_FLUSHCACHE: {
-		kflush_memcpy_flushcache_fn f = (kflush_memcpy_flushcache_fn)k->fn;
-
-		for (size_t i = 0; i < n; i++)
-			f(d + doff[i], s + soff[i], len[i]);
-		kflush_drain();
+	case CALL_FLUSHCACHE:
+		loop = calls_flushcache;
+		drain = kflush_drain;
 		break;
-	}
-	case CALL_PMEM: {
-		pmem2_memcpy_fn f = x->b.pmem_memcpy;
-
-		for (size_t i = 0; i < n; i++)
-			f(d + doff[i], s + soff[i], len[i], k->flags);
-		x->b.pmem_drain();
+	case CALL_PMEM:
+		loop = calls_pmem;
+		fn = (kflush_fn)x->b.pmem_memcpy;
+		drain = x->b.pmem_drain;
 		break;
-	}
 	case CALL_GLIBC_FLUSH:
-		for (size_t i = 0; i < n; i++) {
-			memcpy(d + doff[i], s + soff[i], len[i]);
-			kflush_flush(d + doff[i], len[i]);
-		}
-		kflush_drain();
+		loop = calls_glibc_flush;
+		drain = kflush_drain;
 		break;
 	case CALL_GLIBC:
-		for (size_t i = 0; i < n; i++) {
-			memcpy(d + doff[i], s + soff[i], len[i]);
-			bench_barrier();
-		}
+		loop = calls_glibc;
 		break;
-	case CALL_MEMCPY: {
-		kflush_memcpy_fn f = (kflush_memcpy_fn)k->fn;
-
-		for (size_t i = 0; i < n; i++) {
-			f(d + doff[i], s + soff[i], len[i]);
-			bench_barrier();
-		}
+	case CALL_MEMCPY:
+		loop = calls_memcpy;
 		break;
-	}
-	case CALL_COPY_SAFE: {
-		kflush_copy_safe_fn f = (kflush_copy_safe_fn)k->fn;
-
-		for (size_t i = 0; i < n; i++)
-			left += f(d + doff[i], s + soff[i], len[i]);
+	case CALL_COPY_SAFE:
+		loop = calls_copy_safe;
 		break;
-	}
-	case CALL_COPY_PAGE: {
-		kflush_copy_page_fn f = (kflush_copy_page_fn)k->fn;
-
-		for (size_t i = 0; i < n; i++) {
-			f(d + doff[i], s + soff[i]);
-			bench_barrier();
-		}
+	case CALL_COPY_PAGE:
+		loop = calls_copy_page;
 		break;
-	}
-	case CALL_PMEM_MOVE: {
-		pmem2_memmove_fn f = x->b.pmem_memmove;
-
-		for (size_t i = 0; i < n; i++)
-			f(d + doff[i], s + soff[i], len[i], k->flags);
-		x->b.pmem_drain();
+	case CALL_PMEM_MOVE:
+		loop = calls_pmem_move;
+		fn = (kflush_fn)x->b.pmem_memmove;
+		drain = x->b.pmem_drain;
 		break;
-	}
 	case CALL_GLIBC_MOVE_FLUSH:
-		for (size_t i = 0; i < n; i++) {
-			memmove(d + doff[i], s + soff[i], len[i]);
-			kflush_flush(d + doff[i], len[i]);
-		}
-		kflush_drain();
+		loop = calls_glibc_move_flush;
+		drain = kflush_drain;
 		break;
 	case CALL_REP_MOVSB:
-		for (size_t i = 0; i < n; i++)
-			rep_movsb(d + doff[i], s + soff[i], len[i]);
+		loop = calls_rep_movsb;
 		break;
 	case CALL_ROOF_COPY:
-		roof_copy_calls(k->roof->copy, t, d, s);
-		roof_fence(k->roof);
+		loop = calls_roof_copy;
+		fn = (kflush_fn)k->roof->copy;
 		break;
-	case CALL_FLUSHSET: {
-		kflush_memset_flushcache_fn f = (kflush_memset_flushcache_fn)k->fn;
-
-		for (size_t i = 0; i < n; i++)
-			f(d + doff[i], COPY_SET_BYTE, len[i]);
-		kflush_drain();
+	case CALL_FLUSHSET:
+		loop = calls_flushset;
+		drain = kflush_drain;
 		break;
-	}
-	case CALL_PMEM_SET: {
-		pmem2_memset_fn f = x->b.pmem_memset;
-
-		for (size_t i = 0; i < n; i++)
-			f(d + doff[i], COPY_SET_BYTE, len[i], k->flags);
-		x->b.pmem_drain();
+	case CALL_PMEM_SET:
+		loop = calls_pmem_set;
+		fn = (kflush_fn)x->b.pmem_memset;
+		drain = x->b.pmem_drain;
 		break;
-	}
 	case CALL_GLIBC_SET_FLUSH:
-		for (size_t i = 0; i < n; i++) {
-			memset(d + doff[i], COPY_SET_BYTE, len[i]);
-			kflush_flush(d + doff[i], len[i]);
-		}
-		kflush_drain();
+		loop = calls_glibc_set_flush;
+		drain = kflush_drain;
 		break;
 	case CALL_ROOF_FILL:
-		roof_fill_calls(k->roof->fill, t, d);
-		roof_fence(k->roof);
+		loop = calls_roof_fill;
+		fn = (kflush_fn)k->roof->fill;
 		break;
 	case CALL_CONST:
 	case CALL_GENERIC:
-		break;
+		return 0;
 	}
+	t0 = bench_now();
+	left = loop(t, d, s, fn, k->flags);
+	if (drain)
+		drain();
+	else if (k->roof)
+		roof_fence(k->roof);
 	t1 = bench_now();
 	if (left)
 		fprintf(stderr, "pmemtest: %s left %zu bytes uncopied without a fault\n",
