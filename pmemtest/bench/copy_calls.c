@@ -113,84 +113,59 @@ TIMED_CALLS(calls_roof_fill, roof_fill_fn,
 	    if (lines)
 		    f(d + doff[i] + in, lines, set_line))
 
+/* Where each kind's function comes from, and what it owes after its calls. */
+enum calls_from { FROM_CONTENDER, FROM_PMEM_MEMCPY, FROM_PMEM_MEMMOVE, FROM_PMEM_MEMSET,
+		  FROM_ROOF_COPY, FROM_ROOF_FILL };
+enum calls_drain { DRAIN_NONE, DRAIN_KFLUSH, DRAIN_PMEM, DRAIN_ROOF };
+
+static const struct {
+	calls_fn loop;
+	enum calls_from from;
+	enum calls_drain drain;
+} kinds[] = {
+	[CALL_FLUSHCACHE] = { calls_flushcache, FROM_CONTENDER, DRAIN_KFLUSH },
+	[CALL_PMEM] = { calls_pmem, FROM_PMEM_MEMCPY, DRAIN_PMEM },
+	[CALL_GLIBC_FLUSH] = { calls_glibc_flush, FROM_CONTENDER, DRAIN_KFLUSH },
+	[CALL_GLIBC] = { calls_glibc, FROM_CONTENDER, DRAIN_NONE },
+	[CALL_MEMCPY] = { calls_memcpy, FROM_CONTENDER, DRAIN_NONE },
+	[CALL_COPY_SAFE] = { calls_copy_safe, FROM_CONTENDER, DRAIN_NONE },
+	[CALL_COPY_PAGE] = { calls_copy_page, FROM_CONTENDER, DRAIN_NONE },
+	[CALL_PMEM_MOVE] = { calls_pmem_move, FROM_PMEM_MEMMOVE, DRAIN_PMEM },
+	[CALL_GLIBC_MOVE_FLUSH] = { calls_glibc_move_flush, FROM_CONTENDER, DRAIN_KFLUSH },
+	[CALL_REP_MOVSB] = { calls_rep_movsb, FROM_CONTENDER, DRAIN_NONE },
+	[CALL_ROOF_COPY] = { calls_roof_copy, FROM_ROOF_COPY, DRAIN_ROOF },
+	[CALL_FLUSHSET] = { calls_flushset, FROM_CONTENDER, DRAIN_KFLUSH },
+	[CALL_PMEM_SET] = { calls_pmem_set, FROM_PMEM_MEMSET, DRAIN_PMEM },
+	[CALL_GLIBC_SET_FLUSH] = { calls_glibc_set_flush, FROM_CONTENDER, DRAIN_KFLUSH },
+	[CALL_ROOF_FILL] = { calls_roof_fill, FROM_ROOF_FILL, DRAIN_ROOF },
+	/* CALL_CONST and CALL_GENERIC are timed by copy_struct_page.c. */
+};
+
 uint64_t copy_run_calls(const struct copy_run *x, const struct copy_contender *k,
 			const struct bench_calls *t, char *d, const char *s)
 {
-	calls_fn loop = NULL;
-	kflush_fn fn = k->fn;
-	void (*drain)(void) = NULL;
+	kflush_fn fn = NULL;
 	uint64_t t0, t1;
 	size_t left;
 
-	switch (k->kind) {
-	case CALL_FLUSHCACHE:
-		loop = calls_flushcache;
-		drain = kflush_drain;
-		break;
-	case CALL_PMEM:
-		loop = calls_pmem;
-		fn = (kflush_fn)x->b.pmem_memcpy;
-		drain = x->b.pmem_drain;
-		break;
-	case CALL_GLIBC_FLUSH:
-		loop = calls_glibc_flush;
-		drain = kflush_drain;
-		break;
-	case CALL_GLIBC:
-		loop = calls_glibc;
-		break;
-	case CALL_MEMCPY:
-		loop = calls_memcpy;
-		break;
-	case CALL_COPY_SAFE:
-		loop = calls_copy_safe;
-		break;
-	case CALL_COPY_PAGE:
-		loop = calls_copy_page;
-		break;
-	case CALL_PMEM_MOVE:
-		loop = calls_pmem_move;
-		fn = (kflush_fn)x->b.pmem_memmove;
-		drain = x->b.pmem_drain;
-		break;
-	case CALL_GLIBC_MOVE_FLUSH:
-		loop = calls_glibc_move_flush;
-		drain = kflush_drain;
-		break;
-	case CALL_REP_MOVSB:
-		loop = calls_rep_movsb;
-		break;
-	case CALL_ROOF_COPY:
-		loop = calls_roof_copy;
-		fn = (kflush_fn)k->roof->copy;
-		break;
-	case CALL_FLUSHSET:
-		loop = calls_flushset;
-		drain = kflush_drain;
-		break;
-	case CALL_PMEM_SET:
-		loop = calls_pmem_set;
-		fn = (kflush_fn)x->b.pmem_memset;
-		drain = x->b.pmem_drain;
-		break;
-	case CALL_GLIBC_SET_FLUSH:
-		loop = calls_glibc_set_flush;
-		drain = kflush_drain;
-		break;
-	case CALL_ROOF_FILL:
-		loop = calls_roof_fill;
-		fn = (kflush_fn)k->roof->fill;
-		break;
-	case CALL_CONST:
-	case CALL_GENERIC:
+	if ((size_t)k->kind >= sizeof(kinds) / sizeof(kinds[0]) || !kinds[k->kind].loop)
 		return 0;
+	switch (kinds[k->kind].from) {
+	case FROM_CONTENDER: fn = k->fn; break;
+	case FROM_PMEM_MEMCPY: fn = (kflush_fn)x->b.pmem_memcpy; break;
+	case FROM_PMEM_MEMMOVE: fn = (kflush_fn)x->b.pmem_memmove; break;
+	case FROM_PMEM_MEMSET: fn = (kflush_fn)x->b.pmem_memset; break;
+	case FROM_ROOF_COPY: fn = (kflush_fn)k->roof->copy; break;
+	case FROM_ROOF_FILL: fn = (kflush_fn)k->roof->fill; break;
 	}
 	t0 = bench_now();
-	left = loop(t, d, s, fn, k->flags);
-	if (drain)
-		drain();
-	else if (k->roof)
-		roof_fence(k->roof);
+	left = kinds[k->kind].loop(t, d, s, fn, k->flags);
+	switch (kinds[k->kind].drain) {
+	case DRAIN_KFLUSH: kflush_drain(); break;
+	case DRAIN_PMEM: x->b.pmem_drain(); break;
+	case DRAIN_ROOF: roof_fence(k->roof); break;
+	case DRAIN_NONE: break;
+	}
 	t1 = bench_now();
 	if (left)
 		fprintf(stderr, "pmemtest: %s left %zu bytes uncopied without a fault\n",
