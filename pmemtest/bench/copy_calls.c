@@ -26,14 +26,16 @@ static inline size_t inside_lines(const char *d, size_t len, size_t *in)
 
 /*
  * Each kind's loop is a function of its own that starts a 64-byte line,
- * with the table's arrays in locals. At 64-128 B hot the call is the
- * work, and where its loop sits moves it: with every loop inside one
- * function, after an edit elsewhere in it the loops kept their index on
- * the stack across each call, and between two builds (AMD EPYC family
- * 0x17 model 0x31, eight alternations, ns per call at 64 B hot) the
- * movnti flush-copy went 3.7 -> 4.3 ns, the avx2 flush-fill 3.7 -> 4.3
- * and the movnti copy roof 3.8 -> 5.0-5.3, while other contenders stayed.
- * On its own line a loop is laid out by its own code alone.
+ * with the table's arrays in locals, so that its index stays in a
+ * register and nothing else in the file moves it. At 64-128 B hot the
+ * call is the work: with all the loops in one function, the compiler
+ * kept their index on the stack across each call, and the movnti copy
+ * roof took 5.0-5.3 ns per 64 B copy against 3.8-4.1 with the loops
+ * inlined into copy_run.c's rounds, as they had been (AMD EPYC family
+ * 0x17 model 0x31, four alternations). Even so, a callee's time at 64 B
+ * hot moves 10-20 % between runs of the same binary (its load
+ * addresses): the movnti flush-fill read 3.63 ns in one set of runs and
+ * 4.07 in another.
  *
  * @fn is the contender's function, cast back to its type here; @flags
  * its PMDK flags. The copy-safe loop returns the bytes left, the others 0.
