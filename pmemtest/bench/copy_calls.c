@@ -33,9 +33,10 @@ static inline size_t inside_lines(const char *d, size_t len, size_t *in)
  * roof took 5.0-5.3 ns per 64 B copy against 3.8-4.1 with the loops
  * inlined into copy_run.c's rounds, as they had been (AMD EPYC family
  * 0x17 model 0x31, four alternations). Even so, a callee's time at 64 B
- * hot moves 10-20 % between runs of the same binary (its load
- * addresses): the movnti flush-fill read 3.63 ns in one set of runs and
- * 4.07 in another.
+ * hot moves 10-20 % between sets of runs of the same binary (load
+ * addresses differ per run, and so does the host): the movnti
+ * flush-fill's median read 3.63 ns over eight runs and 4.07 over six
+ * others.
  *
  * @fn is the contender's function, cast back to its type here; @flags
  * its PMDK flags. The copy-safe loop returns the bytes left, the others 0.
