@@ -8,6 +8,12 @@
  * range copy-bench hands them, call by call, for every copy and fill
  * strategy this CPU has. Which bytes belong to a whole line inside a call
  * is decided here, byte by byte, not by the code under test.
+ *
+ * Every other kind of contender is held to the operation its name says,
+ * on the bench's own buffers (libpmem2's mapping for PMDK): the expected
+ * buffer is the C library's memcpy(), memmove() or memset() applied here
+ * to a snapshot, call by call, so a kind wired to the wrong function, the
+ * wrong source or the wrong byte goes red.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -119,4 +125,111 @@ ParameterizedTest(struct roof_param *p, copy_calls, roof_lines)
 	}
 	free(dst);
 	free(src);
+}
+
+/* The contender kinds and the reference each must match. */
+enum ref_op { REF_COPY, REF_MOVE, REF_SET, REF_PAGE };
+
+struct kind_param {
+	int kind;	/* enum copy_kind */
+	int ref;	/* enum ref_op */
+	char name[32];
+};
+
+ParameterizedTestParameters(copy_calls, every_kind)
+{
+	static struct kind_param p[] = {
+		{ CALL_FLUSHCACHE, REF_COPY, "kflush_memcpy_flushcache" },
+		{ CALL_PMEM, REF_COPY, "pmem2 memcpy_fn" },
+		{ CALL_GLIBC_FLUSH, REF_COPY, "memcpy+flush" },
+		{ CALL_GLIBC, REF_COPY, "memcpy" },
+		{ CALL_MEMCPY, REF_COPY, "kflush_memcpy" },
+		{ CALL_COPY_SAFE, REF_COPY, "kflush_copy_safe" },
+		{ CALL_COPY_PAGE, REF_PAGE, "kflush_copy_page" },
+		{ CALL_REP_MOVSB, REF_COPY, "rep movsb" },
+		{ CALL_PMEM_MOVE, REF_MOVE, "pmem2 memmove_fn" },
+		{ CALL_GLIBC_MOVE_FLUSH, REF_MOVE, "memmove+flush" },
+		{ CALL_FLUSHSET, REF_SET, "kflush_memset_flushcache" },
+		{ CALL_PMEM_SET, REF_SET, "pmem2 memset_fn" },
+		{ CALL_GLIBC_SET_FLUSH, REF_SET, "memset+flush" },
+	};
+
+	return cr_make_param_array(struct kind_param, p, sizeof(p) / sizeof(p[0]));
+}
+
+/* The library function a kind of contender is registered with (copy.c). */
+static kflush_fn kind_fn(int kind)
+{
+	switch (kind) {
+	case CALL_FLUSHCACHE: return (kflush_fn)kflush_memcpy_flushcache;
+	case CALL_MEMCPY: return (kflush_fn)kflush_memcpy;
+	case CALL_COPY_SAFE: return (kflush_fn)kflush_copy_safe;
+	case CALL_COPY_PAGE: return (kflush_fn)kflush_copy_page;
+	case CALL_FLUSHSET: return (kflush_fn)kflush_memset_flushcache;
+	default: return NULL;
+	}
+}
+
+#define KIND_BUF (1 << 20)
+#define KIND_AREA (64 << 10)
+
+ParameterizedTest(struct kind_param *p, copy_calls, every_kind)
+{
+	static const size_t pages[][2] = { { 8192, 4096 }, { 20480, 40960 }, { 4096, 12288 } };
+	struct copy_run x;
+	struct copy_contender k;
+	size_t nc = p->ref == REF_PAGE ? 3 : NCALLS;
+	size_t len[NCALLS], doff[NCALLS], soff[NCALLS];
+	struct bench_calls t = { .n = nc, .len = len, .doff = doff, .soff = soff };
+	unsigned char *want = malloc(KIND_AREA);
+	const char *s;
+
+	cr_assert_not_null(want);
+	memset(&x, 0, sizeof(x));
+	cr_assert_eq(bench_bufs_open(&x.b, KIND_BUF), 0);
+	if (p->kind == CALL_PMEM || p->kind == CALL_PMEM_MOVE || p->kind == CALL_PMEM_SET)
+		cr_assert_not_null(x.b.map, "libpmem2 did not map the bench buffer");
+	for (size_t i = 0; i < nc; i++) {
+		if (p->ref == REF_PAGE) {
+			doff[i] = pages[i][0];
+			soff[i] = pages[i][1];
+			len[i] = 4096;
+		} else {
+			doff[i] = calls[i][0];
+			len[i] = calls[i][2];
+			/* A move's source a quarter of it above or below, in the destination. */
+			soff[i] = p->ref != REF_MOVE ? calls[i][1]
+				  : i & 1 ? doff[i] + len[i] / 4 + 1 : doff[i] + 8192 - len[i] / 4;
+			if (p->ref == REF_MOVE && !(i & 1))
+				doff[i] += 8192;
+		}
+		cr_assert_leq((p->ref == REF_MOVE ? doff[i] > soff[i] ? doff[i] : soff[i]
+			       : doff[i]) + len[i], KIND_AREA);
+		t.bytes += len[i];
+	}
+	s = p->ref == REF_MOVE ? x.b.dst : x.b.src;
+
+	/* The reference, call by call, on a snapshot of the area. */
+	memcpy(want, x.b.dst, KIND_AREA);
+	for (size_t i = 0; i < nc; i++) {
+		if (p->ref == REF_SET)
+			memset(want + doff[i], COPY_SET_BYTE, len[i]);
+		else if (p->ref == REF_MOVE)
+			memmove(want + doff[i], want + soff[i], len[i]);
+		else
+			memcpy(want + doff[i], s + soff[i], len[i]);
+	}
+
+	memset(&k, 0, sizeof(k));
+	snprintf(k.name, sizeof(k.name), "%s", p->name);
+	k.cls = BENCH_KFLUSH;
+	k.kind = (enum copy_kind)p->kind;
+	k.fn = kind_fn(p->kind);
+	copy_run_calls(&x, &k, &t, x.b.dst, s);
+
+	for (size_t b = 0; b < KIND_AREA; b++)
+		cr_assert_eq((unsigned char)x.b.dst[b], want[b], "%s: byte %zu is 0x%02x, want 0x%02x",
+			     p->name, b, (unsigned char)x.b.dst[b], want[b]);
+	free(want);
+	bench_bufs_close(&x.b);
 }
