@@ -22,7 +22,9 @@
  * Below 1024 bytes the cached edge lines of a copy are prefetched before
  * its first store, and a copy or fill with a sub-word edge and no whole
  * line stores nothing NT; from 1024 bytes every byte of a copy or a fill
- * is NT.
+ * is NT. The "_short_cached" variants have no cached edge lines: a call
+ * with a sub-word edge stores nothing NT below 768 bytes (a copy) or 384
+ * (a fill), and from there every byte NT.
  * test_flushcache.c checks the bytes and test_persistence.c the lines;
  * this catches a path that is correct but not the one measured (a
  * condition that can never be true still copies right, through movnti).
@@ -217,24 +219,79 @@ static void cover_sink(void *ctx, const struct td_insn *in, const struct td_effe
 }
 
 /*
- * The rule of kflush_memcpy_flushcache(3) (and of
- * kflush_memset_flushcache(3), below): from 1024 bytes a copy stores
- * every destination byte non-temporally, whatever its alignment (its
- * unaligned edges too); below, a destination that is not 8-byte aligned
- * has its first line's bytes stored through the cache.
+ * kflush_memcpy_flushcache(3) below 1024 bytes: a copy with a sub-word
+ * edge (a destination not 8-byte aligned, or an end not 4-byte aligned)
+ * that holds no whole aligned line goes all through the cache; in the
+ * "_short_cached" variants (libkflush(7), Variants) every such copy below
+ * 768 bytes does, and every such fill below 384 bytes.
  */
-Test(flushcache_stores, long_copies_all_nt, .init = setup, .fini = teardown)
+#define SHORT_CACHED_BELOW 768
+
+static int short_cached(const char *variant)
 {
-	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx2", "movdir64b",
-					     "movnti" };
-	static const size_t sizes[] = { 1024, 1027, 1029, 1500, 4099 };
+	return strstr(variant, "_short_cached") != NULL;
+}
+
+/*
+ * From how many bytes a call of @variant stores every destination byte
+ * NT, whatever its alignment: 1024, and in a "_short_cached" variant
+ * where its all-cached calls end (kflush_memcpy_flushcache(3),
+ * kflush_memset_flushcache(3)).
+ */
+static size_t all_nt_from(const char *variant, enum kflush_op op)
+{
+	if (!short_cached(variant))
+		return 1024;
+	return op == KFLUSH_OP_MEMSET_FLUSHCACHE ? 384 : SHORT_CACHED_BELOW;
+}
+
+static int all_cached(const char *variant, enum kflush_op op, size_t doff, size_t n)
+{
+	size_t to_line = (64 - doff % 64) % 64;
+
+	return (doff % 8 || (doff + n) % 4) && n < all_nt_from(variant, op) &&
+	       (n < to_line + 64 || short_cached(variant));
+}
+
+/*
+ * One traced call of @op's @fn (a copy from the arena's source, or a fill
+ * of 0xa5) to arena+@doff; checks the bytes.
+ */
+static void traced_op(enum kflush_op op, const char *name, kflush_fn fn, size_t doff, size_t n,
+		      tt_sink fsink, void *ctx)
+{
+	char err[256] = "";
+
+	if (op == KFLUSH_OP_MEMCPY_FLUSHCACHE) {
+		traced_with(name, (kflush_memcpy_flushcache_fn)fn, doff, n, fsink, ctx);
+		return;
+	}
+	memset(arena, 0, doff + n + 64);
+	cr_assert_eq(tt_call(&tracer, (const void *)fn, (uint64_t)(uintptr_t)(arena + doff), 0xa5, n,
+			     fsink, ctx, err, sizeof(err)), 0, "%s n=%zu dst+%zu: %s", name, n, doff,
+		     err);
+	for (size_t b = 0; b < n; b++)
+		cr_assert_eq(arena[doff + b], 0xa5, "%s n=%zu dst+%zu: byte %zu wrong", name, n, doff,
+			     b);
+}
+
+/*
+ * The rule of kflush_memcpy_flushcache(3) and kflush_memset_flushcache(3):
+ * from all_nt_from() bytes a call stores every destination byte
+ * non-temporally, whatever its alignment (its unaligned edges too); one
+ * byte fewer, a destination one byte into a line has its first line's
+ * bytes stored through the cache.
+ */
+static void expect_all_nt_from(enum kflush_op op, const char *const *names, size_t nnames)
+{
 	static const size_t doffs[] = { 0, 1, 3, 8, 13, 63 };
 	static struct cover c;
 	size_t ran = 0;
 
-	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
-		kflush_memcpy_flushcache_fn fn =
-			(kflush_memcpy_flushcache_fn)variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]);
+	for (size_t v = 0; v < nnames; v++) {
+		kflush_fn fn = variant(op, names[v]);
+		size_t from = all_nt_from(names[v], op);
+		const size_t sizes[] = { from, from + 3, from + 5, 1500, 4099 };
 
 		if (!fn)
 			continue;
@@ -246,27 +303,43 @@ Test(flushcache_stores, long_copies_all_nt, .init = setup, .fini = teardown)
 				memset(&c, 0, sizeof(c));
 				c.d0 = (uint64_t)(uintptr_t)(arena + doff);
 				c.d1 = c.d0 + n;
-				traced_with(names[v], fn, doff, n, cover_sink, &c);
+				traced_op(op, names[v], fn, doff, n, cover_sink, &c);
 				for (size_t b = n; b-- > 0;)
 					if (!c.nt[b]) {
 						missed++;
 						first = b;
 					}
-				cr_expect_eq(c.cached, 0, "%s n=%zu dst+%zu: %zu cached stores into the "
-					     "destination, first %s", names[v], n, doff, c.cached,
-					     c.first_cached);
-				cr_expect_eq(missed, 0, "%s n=%zu dst+%zu: %zu bytes not stored NT, first "
-					     "dst+%zu", names[v], n, doff, missed, first);
+				cr_expect_eq(c.cached, 0, "%s %s n=%zu dst+%zu: %zu cached stores into "
+					     "the destination, first %s", kflush_op_name(op), names[v], n,
+					     doff, c.cached, c.first_cached);
+				cr_expect_eq(missed, 0, "%s %s n=%zu dst+%zu: %zu bytes not stored NT, "
+					     "first dst+%zu", kflush_op_name(op), names[v], n, doff, missed,
+					     first);
 			}
 		memset(&c, 0, sizeof(c));
 		c.d0 = (uint64_t)(uintptr_t)(arena + 1);
-		c.d1 = c.d0 + 1023;
-		traced_with(names[v], fn, 1, 1023, cover_sink, &c);
-		cr_expect_gt(c.cached, 0, "%s n=1023 dst+1: no cached store (the edge line below "
-			     "1024 bytes)", names[v]);
+		c.d1 = c.d0 + from - 1;
+		traced_op(op, names[v], fn, 1, from - 1, cover_sink, &c);
+		cr_expect_gt(c.cached, 0, "%s %s n=%zu dst+1: no cached store (its edge line, one "
+			     "byte below %zu)", kflush_op_name(op), names[v], from - 1, from);
 	}
 	if (!ran)
-		cr_skip_test("no memcpy_flushcache variant of these usable here");
+		cr_skip_test("no %s variant of these usable here", kflush_op_name(op));
+}
+
+Test(flushcache_stores, long_copies_all_nt, .init = setup, .fini = teardown)
+{
+	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx2",
+					     "avx2_short_cached", "movdir64b", "movnti" };
+
+	expect_all_nt_from(KFLUSH_OP_MEMCPY_FLUSHCACHE, names, sizeof(names) / sizeof(names[0]));
+}
+
+Test(flushcache_stores, long_sets_all_nt, .init = setup, .fini = teardown)
+{
+	static const char *const names[] = { "avx512", "avx2", "avx2_short_cached", "movnti" };
+
+	expect_all_nt_from(KFLUSH_OP_MEMSET_FLUSHCACHE, names, sizeof(names) / sizeof(names[0]));
 }
 
 /* Prefetches run before the first store into the destination. */
@@ -288,29 +361,7 @@ static void asked_sink(void *ctx, const struct td_insn *in, const struct td_effe
 }
 
 /*
- * kflush_memcpy_flushcache(3) below 1024 bytes: a copy with a sub-word
- * edge (a destination not 8-byte aligned, or an end not 4-byte aligned)
- * that holds no whole aligned line goes all through the cache; in the
- * "_short_cached" variants (libkflush(7), Variants) every such copy below
- * 768 bytes does.
- */
-#define SHORT_CACHED_BELOW 768
-
-static int short_cached(const char *variant)
-{
-	return strstr(variant, "_short_cached") != NULL;
-}
-
-static int all_cached(const char *variant, size_t doff, size_t n)
-{
-	size_t to_line = (64 - doff % 64) % 64;
-
-	return (doff % 8 || (doff + n) % 4) &&
-	       (n < to_line + 64 || (short_cached(variant) && n < SHORT_CACHED_BELOW));
-}
-
-/*
- * flushcache_lines() below 1024 bytes (lib/x86_64/flushcache.h says why):
+ * flushcache_lines() below all_nt_from() (lib/x86_64/flushcache.h says why):
  * each edge line the copy writes through the cache is prefetched before
  * the copy's first store, and a copy without cached edges, or with nothing
  * but (the temporal copy's), prefetches nothing.
@@ -341,7 +392,9 @@ Test(flushcache_stores, cached_edges_prefetched, .init = setup, .fini = teardown
 			 */
 			size_t n = cases[i].n, doff = cases[i].doff;
 			size_t head = doff % 8 ? 64 - doff % 64 : 0;
-			size_t want = all_cached(names[v], doff, n) ? 0 : (head > 0) + ((n - head) % 4 != 0);
+			size_t want = all_cached(names[v], KFLUSH_OP_MEMCPY_FLUSHCACHE, doff, n) ||
+					      n >= all_nt_from(names[v], KFLUSH_OP_MEMCPY_FLUSHCACHE) ?
+				      0 : (head > 0) + ((n - head) % 4 != 0);
 			struct asked a = { 0 };
 
 			a.d0 = (uint64_t)(uintptr_t)(arena + cases[i].doff);
@@ -376,17 +429,18 @@ static void bylines_sink(void *ctx, const struct td_insn *in, const struct td_ef
 
 /*
  * The rule of kflush_memcpy_flushcache(3) and kflush_memset_flushcache(3)
- * below 1024 bytes, line by line of the destination: an 8-aligned call
+ * for short calls, line by line of the destination: an 8-aligned call
  * whose end is 4-aligned stores every byte NT and none through the cache
- * (struct pages, packed); one with a sub-word edge and no whole line
- * stores nothing NT, and so does one below 768 bytes in a "_short_cached"
+ * (struct pages, packed), and so does any call from all_nt_from() bytes;
+ * one with a sub-word edge and no whole line stores nothing NT, and so
+ * does any with a sub-word edge below all_nt_from() in a "_short_cached"
  * variant; any other with a sub-word edge stores each whole line NT only,
  * and each partial line one way only.
  */
-static void expect_by_line(const char *what, const char *variant, const struct bylines *b,
-			   size_t doff, size_t n)
+static void expect_by_line(const char *what, const char *variant, enum kflush_op op,
+			   const struct bylines *b, size_t doff, size_t n)
 {
-	int regular = doff % 8 == 0 && (doff + n) % 4 == 0;
+	int regular = (doff % 8 == 0 && (doff + n) % 4 == 0) || n >= all_nt_from(variant, op);
 
 	for (size_t l0 = 0; l0 < n; l0 = (doff + l0) / 64 * 64 + 64 - doff) {
 		size_t l1 = (doff + l0) / 64 * 64 + 64 - doff, nt = 0, cached = 0;
@@ -401,7 +455,7 @@ static void expect_by_line(const char *what, const char *variant, const struct b
 		if (regular)
 			cr_expect(nt == l1 - l0 && !cached, "%s n=%zu dst+%zu, bytes %zu..%zu: %zu NT, "
 				  "%zu cached, want all NT", what, n, doff, l0, l1, nt, cached);
-		else if (all_cached(variant, doff, n))
+		else if (all_cached(variant, op, doff, n))
 			cr_expect(!nt, "%s n=%zu dst+%zu, bytes %zu..%zu: %zu NT, want none (all "
 				  "cached)", what, n, doff, l0, l1, nt);
 		else if (whole)
@@ -418,7 +472,7 @@ Test(flushcache_stores, short_calls_by_line, .init = setup, .fini = teardown)
 	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx2",
 					     "avx2_short_cached", "movdir64b", "movnti" };
 	static const size_t sizes[] = { 1, 3, 4, 8, 12, 40, 63, 64, 65, 100, 126, 127, 128, 200,
-					 255, 300, 700, 767, 768, 1000 };
+					 255, 300, 383, 384, 700, 767, 768, 1000 };
 	static const size_t doffs[] = { 0, 1, 3, 4, 8, 13, 56, 60, 63 };
 	static struct bylines b;
 	size_t ran = 0;
@@ -442,7 +496,7 @@ Test(flushcache_stores, short_calls_by_line, .init = setup, .fini = teardown)
 				traced_with(names[v], (kflush_memcpy_flushcache_fn)cp, doff, n,
 					    bylines_sink, &b);
 				snprintf(what, sizeof(what), "memcpy %s", names[v]);
-				expect_by_line(what, names[v], &b, doff, n);
+				expect_by_line(what, names[v], KFLUSH_OP_MEMCPY_FLUSHCACHE, &b, doff, n);
 				if (!set)
 					continue;
 				memset(&b, 0, sizeof(b));
@@ -455,62 +509,11 @@ Test(flushcache_stores, short_calls_by_line, .init = setup, .fini = teardown)
 					cr_assert_eq(arena[doff + k], 0x5a, "memset %s n=%zu dst+%zu: byte "
 						     "%zu wrong", names[v], n, doff, k);
 				snprintf(what, sizeof(what), "memset %s", names[v]);
-				expect_by_line(what, names[v], &b, doff, n);
+				expect_by_line(what, names[v], KFLUSH_OP_MEMSET_FLUSHCACHE, &b, doff, n);
 			}
 	}
 	if (!ran)
 		cr_skip_test("no memcpy_flushcache variant of these usable here");
-}
-
-/* The same rule for kflush_memset_flushcache(3). */
-Test(flushcache_stores, long_sets_all_nt, .init = setup, .fini = teardown)
-{
-	static const char *const names[] = { "avx512", "avx2", "movnti" };
-	static const size_t sizes[] = { 1024, 1027, 1029, 1500, 4099 };
-	static const size_t doffs[] = { 0, 1, 3, 8, 13, 63 };
-	static struct cover c;
-	size_t ran = 0;
-
-	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
-		const void *fn = (const void *)variant(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v]);
-
-		if (!fn)
-			continue;
-		ran++;
-		for (size_t i = 0; i <= sizeof(sizes) / sizeof(sizes[0]); i++)
-			for (size_t o = 0; o < sizeof(doffs) / sizeof(doffs[0]); o++) {
-				/* The last pass: 1023 bytes, one byte into a line, its cached edge. */
-				int below = i == sizeof(sizes) / sizeof(sizes[0]);
-				size_t n = below ? 1023 : sizes[i], doff = below ? 1 : doffs[o], missed = 0;
-				unsigned char *dst = arena + doff;
-				char err[256] = "";
-
-				memset(&c, 0, sizeof(c));
-				memset(arena, 0, 8192);
-				c.d0 = (uint64_t)(uintptr_t)dst;
-				c.d1 = c.d0 + n;
-				cr_assert_eq(tt_call(&tracer, fn, c.d0, 0xa5, n, cover_sink, &c, err,
-						     sizeof(err)), 0, "%s n=%zu dst+%zu: %s", names[v], n, doff,
-					     err);
-				for (size_t b = 0; b < n; b++) {
-					cr_assert_eq(dst[b], 0xa5, "%s n=%zu dst+%zu: byte %zu wrong", names[v],
-						     n, doff, b);
-					missed += !c.nt[b];
-				}
-				if (below) {
-					cr_expect_gt(c.cached, 0, "%s n=1023 dst+1: no cached store (the "
-						     "edge line below 1024 bytes)", names[v]);
-					break;
-				}
-				cr_expect_eq(c.cached, 0, "%s n=%zu dst+%zu: %zu cached stores into the "
-					     "destination, first %s", names[v], n, doff, c.cached,
-					     c.first_cached);
-				cr_expect_eq(missed, 0, "%s n=%zu dst+%zu: %zu bytes not stored NT",
-					     names[v], n, doff, missed);
-			}
-	}
-	if (!ran)
-		cr_skip_test("no memset_flushcache variant of these usable here");
 }
 
 /* A move to arena+8192+@doff from @dist below it; checks the bytes. */

@@ -136,7 +136,8 @@ KFLUSH_INLINE uint64_t byte_pattern(int c)
  *
  * A variant may also send every call below @cached_below bytes that has a
  * sub-word edge all through the cache (0: none; the "_short_cached"
- * variants, SHORT_CACHED_BELOW).
+ * variants, SHORT_CACHED_BELOW and SHORT_CACHED_SET_BELOW), and store
+ * every byte of the others NT (nt_edges_from()).
  *
  * Sets *head and *tail to the bytes to write cached at each end; *head is
  * n when every line goes through the cache.
@@ -210,14 +211,25 @@ KFLUSH_INLINE size_t nt_copy_body(char **d, const char **s, size_t n, size_t blo
 #define FLUSHCACHE_NT_EDGES_MIN 1024
 
 /*
- * The driver behind every variant but "kernel": below
- * FLUSHCACHE_NT_EDGES_MIN bytes, cached edge lines as above and an NT
+ * Where a driver's NT edges start: FLUSHCACHE_NT_EDGES_MIN, or in a
+ * "_short_cached" variant its @cached_below, so that it has no cached
+ * edge lines at all: a call with a sub-word edge goes all through the
+ * cache below it and all NT from it (flushcache_entry.h says why).
+ */
+KFLUSH_INLINE size_t nt_edges_from(size_t cached_below)
+{
+	return cached_below ? cached_below : FLUSHCACHE_NT_EDGES_MIN;
+}
+
+/*
+ * The driver behind every variant but "kernel": below nt_edges_from()
+ * bytes, cached edge lines as above and an NT
  * body in 8- and 4-byte words, or, from FLUSHCACHE_BULK_MIN bytes, words
  * up to a line boundary, then @block (@block_lines whole lines, all loads
  * issued before the first store: the compiler may not hoist a load above
  * an NT store through a char pointer, and with a cold source the loads in
  * flight set the bandwidth), then @line, then words; from
- * FLUSHCACHE_NT_EDGES_MIN, the same body between two NT edge words.
+ * nt_edges_from(), the same body between two NT edge words.
  * @block and @line must be static always_inline functions.
  */
 KFLUSH_INLINE void flushcache_lines(char *d, const char *s, size_t n, size_t cached_below,
@@ -227,7 +239,7 @@ KFLUSH_INLINE void flushcache_lines(char *d, const char *s, size_t n, size_t cac
 {
 	size_t head, tail;
 
-	if (n >= FLUSHCACHE_NT_EDGES_MIN) {
+	if (n >= nt_edges_from(cached_below)) {
 		char *last = d + n - 8;
 		const char *slast = s + n - 8;
 
@@ -318,7 +330,7 @@ KFLUSH_INLINE size_t nt_set_body(char **d, uint64_t v, size_t n, const void *p,
 /*
  * The memset driver; @line stores one aligned line of the pattern in @p.
  * Its edges follow flushcache_lines(): cached edge lines below
- * FLUSHCACHE_NT_EDGES_MIN, unaligned NT words from there (the pattern is
+ * nt_edges_from(), unaligned NT words from there (the pattern is
  * the same at any alignment). Intel family 6 model 0xa7, copy-bench set,
  * two runs, random sizes and offsets, time with NT edges over time with
  * cached ones: cold 0.45-0.65 at 192 B-4 KiB, 0.82-0.91 at 6-24 KiB; hot
@@ -330,7 +342,7 @@ KFLUSH_INLINE void flushset_lines(char *d, int c, size_t n, size_t cached_below,
 	uint64_t v = byte_pattern(c);
 	size_t head, tail;
 
-	if (n >= FLUSHCACHE_NT_EDGES_MIN) {
+	if (n >= nt_edges_from(cached_below)) {
 		char *last = d + n - 8;
 
 		head = (size_t)(-(uintptr_t)d & 7);

@@ -72,7 +72,7 @@ FLUSHSET_ENTRY(memset_flushcache_avx2, avx2_set_lines)
 
 static __attribute__((noinline)) void avx2_set_lines_short_cached(char *d, int c, size_t n)
 {
-	avx2_set_drive(d, c, n, SHORT_CACHED_BELOW);
+	avx2_set_drive(d, c, n, SHORT_CACHED_SET_BELOW);
 }
 
 /* Below FLUSHCACHE_BULK_MIN any fill the entry leaves has a sub-word edge. */

@@ -207,8 +207,37 @@ void flushcache_short(char *d, const char *s, size_t n);
  * cold in the 768 B cell (576-960 B) and copies tied there, but both lost
  * 4-13 % in the 896 B and 1 KiB cells, hot and cold (libkflush(7),
  * Per-CPU rules).
+ *
+ * From SHORT_CACHED_BELOW, every byte of a copy is NT, its edges too
+ * (nt_edges_from(), flushcache.h), where the other variants keep cached
+ * edge lines up to FLUSHCACHE_NT_EDGES_MIN: so no call of this variant
+ * mixes cached and NT lines. A cold edge line stored through the cache is
+ * read first, and the NT stores behind it wait. AMD EPYC family 0x17
+ * model 0x31 (Zen 2), copy-bench sweep, random sizes and offsets, five
+ * alternations of 11 rounds, CPU time, time after over time before (each
+ * over PMDK's NT copy beside it): cold 0.92 in the 768 B cell (576-960
+ * B), 0.84 at 896 B, 0.73 at 1 KiB; hot 0.98-1.01 there, fixed sizes and
+ * the 1 B-4 KiB mixes 0.93-1.02. With NT edges from 512 B, hot copies
+ * ran 1.04-1.14x the time at 448 B-1 KiB; from 384 B, 1.07-1.36x at
+ * 384-640 B (libkflush(7), Per-CPU rules).
  */
 #define SHORT_CACHED_BELOW 768
+
+/*
+ * The same for a fill, from a boundary of its own: all through the cache
+ * below it with a sub-word edge, every byte NT from it, lower than a
+ * copy's: with no source to load, an NT fill gained more cold and lost
+ * nothing hot. The same runs (copy-bench set, each over PMDK's NT memset
+ * beside it), time after over time before: cold
+ * random 0.58 in the 512 B cell, 0.34-0.51 at 576 B-896 B, 0.45 at 1 KiB,
+ * 0.89 at 1280 B; hot random 0.90-1.01, the mixes 0.92-0.94. The 384 B
+ * cell (288-480 B) ran 1.28x the time cold: calls on both sides of the
+ * boundary, a cold cached one and NT ones after it, cost more than
+ * either kind alone. From 256 B that cell was the 256 B one (1.56x), and
+ * hot fills ran 1.25-1.31x the time at 320-512 B; from 512 B, the 448
+ * and 512 B cells 1.24-1.30x cold.
+ */
+#define SHORT_CACHED_SET_BELOW 384
 
 #define FLUSHCACHE_SHORT_CACHED_VARIANT(name, block_lines, block, line, one_line, small) \
 	FLUSHCACHE_VARIANT_AT(name, SHORT_CACHED_BELOW, memcpy_temporal, block_lines, block, line, \
