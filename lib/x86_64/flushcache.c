@@ -41,7 +41,7 @@ static inline __attribute__((always_inline)) void movnti_block(char *d, const ch
 /* The movnti copy at any length, and every variant's below 256 bytes. */
 void flushcache_short(char *d, const char *s, size_t n)
 {
-	flushcache_lines(d, s, n, 0, MOVNTI_BLOCK, movnti_block, movnti_line);
+	flushcache_lines(d, s, n, FLUSHCACHE_NT_EDGES_MIN, MOVNTI_BLOCK, movnti_block, movnti_line);
 }
 
 FLUSHCACHE_ENTRY(memcpy_flushcache_movnti, flushcache_short, movnti_line, movnti_line, nt_copy_small)
@@ -112,7 +112,7 @@ void flushset_short(char *d, int c, size_t n)
 {
 	uint64_t v = byte_pattern(c);
 
-	flushset_lines(d, c, n, 0, &v, movnti_set_line);
+	flushset_lines(d, c, n, FLUSHCACHE_NT_EDGES_MIN, &v, movnti_set_line);
 }
 
 FLUSHSET_ENTRY(memset_flushcache_movnti, flushset_short)

@@ -134,16 +134,10 @@ KFLUSH_INLINE uint64_t byte_pattern(int c)
  * hot 0.45 and 0.76, cold 0.66 and 0.89; the fill (set) 0.49 and 0.87,
  * 0.55 and 0.81; 128-768 B unchanged within the runs' noise.
  *
- * A variant may also send every call below @cached_below bytes that has a
- * sub-word edge all through the cache (0: none; the "_short_cached"
- * variants, SHORT_CACHED_BELOW and SHORT_CACHED_SET_BELOW), and store
- * every byte of the others NT (nt_edges_from()).
- *
  * Sets *head and *tail to the bytes to write cached at each end; *head is
  * n when every line goes through the cache.
  */
-KFLUSH_INLINE void split_edges(const char *d, size_t n, size_t cached_below, size_t *head,
-			       size_t *tail)
+KFLUSH_INLINE void split_edges(const char *d, size_t n, size_t *head, size_t *tail)
 {
 	uintptr_t a = (uintptr_t)d;
 	size_t h = 0, t = 0;
@@ -162,7 +156,7 @@ KFLUSH_INLINE void split_edges(const char *d, size_t n, size_t cached_below, siz
 			t = n - h;
 	}
 	/* A sub-word edge and no whole line: every line through the cache. */
-	if ((h | t) && (n < cached_below || n < (size_t)(-a & (LINE - 1)) + LINE)) {
+	if ((h | t) && n < (size_t)(-a & (LINE - 1)) + LINE) {
 		*head = n;
 		*tail = 0;
 		return;
@@ -211,10 +205,22 @@ KFLUSH_INLINE size_t nt_copy_body(char **d, const char **s, size_t n, size_t blo
 #define FLUSHCACHE_NT_EDGES_MIN 1024
 
 /*
- * Where a driver's NT edges start: FLUSHCACHE_NT_EDGES_MIN, or in a
- * "_short_cached" variant its @cached_below, so that it has no cached
- * edge lines at all: a call with a sub-word edge goes all through the
- * cache below it and all NT from it (flushcache_entry.h says why).
+ * A variant may also send every call below @cached_below bytes that has a
+ * sub-word edge (a destination not 8-byte aligned, or an end not 4-byte
+ * aligned) all through the cache, tested in its entry before its driver
+ * sets up a frame (0: none; the "_short_cached" variants,
+ * SHORT_CACHED_BELOW and SHORT_CACHED_SET_BELOW, flushcache_entry.h).
+ */
+KFLUSH_INLINE int all_cached_call(const void *d, size_t n, size_t cached_below)
+{
+	return n < cached_below && (((uintptr_t)d & 7) | (((uintptr_t)d + n) & 3)) != 0;
+}
+
+/*
+ * Where a driver's NT edges start (its @nt_from): FLUSHCACHE_NT_EDGES_MIN,
+ * or in a "_short_cached" variant its @cached_below, so that it has no
+ * cached edge lines at all: a call with a sub-word edge goes all through
+ * the cache below it and all NT from it (flushcache_entry.h says why).
  */
 KFLUSH_INLINE size_t nt_edges_from(size_t cached_below)
 {
@@ -222,24 +228,24 @@ KFLUSH_INLINE size_t nt_edges_from(size_t cached_below)
 }
 
 /*
- * The driver behind every variant but "kernel": below nt_edges_from()
- * bytes, cached edge lines as above and an NT
+ * The driver behind every variant but "kernel": below @nt_from bytes
+ * (nt_edges_from()), cached edge lines as above and an NT
  * body in 8- and 4-byte words, or, from FLUSHCACHE_BULK_MIN bytes, words
  * up to a line boundary, then @block (@block_lines whole lines, all loads
  * issued before the first store: the compiler may not hoist a load above
  * an NT store through a char pointer, and with a cold source the loads in
- * flight set the bandwidth), then @line, then words; from
- * nt_edges_from(), the same body between two NT edge words.
+ * flight set the bandwidth), then @line, then words; from @nt_from,
+ * the same body between two NT edge words.
  * @block and @line must be static always_inline functions.
  */
-KFLUSH_INLINE void flushcache_lines(char *d, const char *s, size_t n, size_t cached_below,
+KFLUSH_INLINE void flushcache_lines(char *d, const char *s, size_t n, size_t nt_from,
 				    size_t block_lines,
 				    void (*block)(char *d, const char *s),
 				    void (*line)(char *d, const char *s))
 {
 	size_t head, tail;
 
-	if (n >= nt_edges_from(cached_below)) {
+	if (n >= nt_from) {
 		char *last = d + n - 8;
 		const char *slast = s + n - 8;
 
@@ -267,7 +273,7 @@ KFLUSH_INLINE void flushcache_lines(char *d, const char *s, size_t n, size_t cac
 	 * 188), the 1 B-4 KiB mix 107 and 96 (110, 108); hot the same within
 	 * 1-3 ns. The fill gained nothing from it (no loads to overlap).
 	 */
-	split_edges(d, n, cached_below, &head, &tail);
+	split_edges(d, n, &head, &tail);
 	if (head + tail == n) {
 		/* No NT body: one call, inline stores and write-backs. */
 		memcpy_temporal(d, s, n);
@@ -330,19 +336,19 @@ KFLUSH_INLINE size_t nt_set_body(char **d, uint64_t v, size_t n, const void *p,
 /*
  * The memset driver; @line stores one aligned line of the pattern in @p.
  * Its edges follow flushcache_lines(): cached edge lines below
- * nt_edges_from(), unaligned NT words from there (the pattern is
+ * @nt_from, unaligned NT words from there (the pattern is
  * the same at any alignment). Intel family 6 model 0xa7, copy-bench set,
  * two runs, random sizes and offsets, time with NT edges over time with
  * cached ones: cold 0.45-0.65 at 192 B-4 KiB, 0.82-0.91 at 6-24 KiB; hot
  * 1.3-2.8 at 8-512 B, 1.07-1.08 at 768 B-1 KiB, 0.85-0.99 from 1.5 KiB.
  */
-KFLUSH_INLINE void flushset_lines(char *d, int c, size_t n, size_t cached_below, const void *p,
+KFLUSH_INLINE void flushset_lines(char *d, int c, size_t n, size_t nt_from, const void *p,
 				  void (*line)(char *d, const void *p))
 {
 	uint64_t v = byte_pattern(c);
 	size_t head, tail;
 
-	if (n >= nt_edges_from(cached_below)) {
+	if (n >= nt_from) {
 		char *last = d + n - 8;
 
 		head = (size_t)(-(uintptr_t)d & 7);
@@ -358,7 +364,7 @@ KFLUSH_INLINE void flushset_lines(char *d, int c, size_t n, size_t cached_below,
 		return;
 	}
 
-	split_edges(d, n, cached_below, &head, &tail);
+	split_edges(d, n, &head, &tail);
 	if (head + tail == n) {
 		memset_temporal(d, c, n);
 		return;

@@ -60,7 +60,7 @@ static inline __attribute__((always_inline)) void avx2_set_drive(char *d, int c,
 {
 	__m256i v = _mm256_set1_epi8((char)c);
 
-	flushset_lines(d, c, n, cached_below, &v, avx2_set_line);
+	flushset_lines(d, c, n, nt_edges_from(cached_below), &v, avx2_set_line);
 }
 
 static __attribute__((noinline)) void avx2_set_lines(char *d, int c, size_t n)
@@ -76,5 +76,5 @@ static __attribute__((noinline)) void avx2_set_lines_short_cached(char *d, int c
 }
 
 /* Below FLUSHCACHE_BULK_MIN any fill the entry leaves has a sub-word edge. */
-FLUSHSET_ENTRY_SHORT(memset_flushcache_avx2_short_cached, avx2_set_lines_short_cached,
-		     memset_temporal)
+FLUSHSET_ENTRY_AT(memset_flushcache_avx2_short_cached, SHORT_CACHED_SET_BELOW,
+		  avx2_set_lines_short_cached, memset_temporal)

@@ -50,9 +50,11 @@ FLUSHCACHE_VARIANT(memcpy_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_
 static __attribute__((noinline)) void avx512_movdir64b_lines(char *d, const char *s, size_t n)
 {
 	if (n >= MOVDIR64B_STREAM_MIN)
-		flushcache_lines(d, s, n, 0, MOVDIR64B_BLOCK, movdir64b_block, movdir64b_line);
+		flushcache_lines(d, s, n, FLUSHCACHE_NT_EDGES_MIN, MOVDIR64B_BLOCK, movdir64b_block,
+				 movdir64b_line);
 	else
-		flushcache_lines(d, s, n, 0, AVX512_BLOCK, avx512_block, avx512_line);
+		flushcache_lines(d, s, n, FLUSHCACHE_NT_EDGES_MIN, AVX512_BLOCK, avx512_block,
+				 avx512_line);
 }
 
 FLUSHCACHE_ENTRY(memcpy_flushcache_avx512_movdir64b, avx512_movdir64b_lines, avx512_line,
@@ -69,7 +71,7 @@ static __attribute__((noinline)) void avx512_set_lines(char *d, int c, size_t n)
 {
 	__m512i v = _mm512_set1_epi8((char)c);
 
-	flushset_lines(d, c, n, 0, &v, avx512_set_line);
+	flushset_lines(d, c, n, FLUSHCACHE_NT_EDGES_MIN, &v, avx512_set_line);
 }
 
 FLUSHSET_ENTRY(memset_flushcache_avx512, avx512_set_lines)

@@ -154,7 +154,7 @@ KFLUSH_INLINE void flushmove_lines(char *d, const char *s, size_t n, size_t cach
 		lines = (n - head - tail) % bsz / LINE;
 		words = 0;
 	} else {
-		split_edges(d, n, 0, &head, &tail);
+		split_edges(d, n, &head, &tail);
 		words = n - head - tail;
 	}
 	bd = d + head;
