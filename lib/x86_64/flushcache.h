@@ -229,9 +229,9 @@ KFLUSH_INLINE size_t nt_edges_from(size_t cached_below)
 
 /*
  * The driver behind every variant but "kernel": below @nt_from bytes
- * (nt_edges_from()), cached edge lines as above and an NT
- * body in 8- and 4-byte words, or, from FLUSHCACHE_BULK_MIN bytes, words
- * up to a line boundary, then @block (@block_lines whole lines, all loads
+ * (nt_edges_from()), cached edge lines as above and an NT body in 8- and
+ * 4-byte words, or, from FLUSHCACHE_BULK_MIN bytes, words up to a line
+ * boundary, then @block (@block_lines whole lines, all loads
  * issued before the first store: the compiler may not hoist a load above
  * an NT store through a char pointer, and with a cold source the loads in
  * flight set the bandwidth), then @line, then words; from @nt_from,
@@ -335,9 +335,9 @@ KFLUSH_INLINE size_t nt_set_body(char **d, uint64_t v, size_t n, const void *p,
 
 /*
  * The memset driver; @line stores one aligned line of the pattern in @p.
- * Its edges follow flushcache_lines(): cached edge lines below
- * @nt_from, unaligned NT words from there (the pattern is
- * the same at any alignment). Intel family 6 model 0xa7, copy-bench set,
+ * Its edges follow flushcache_lines(): cached edge lines below @nt_from,
+ * unaligned NT words from there (the pattern is the same at any
+ * alignment). Intel family 6 model 0xa7, copy-bench set,
  * two runs, random sizes and offsets, time with NT edges over time with
  * cached ones: cold 0.45-0.65 at 192 B-4 KiB, 0.82-0.91 at 6-24 KiB; hot
  * 1.3-2.8 at 8-512 B, 1.07-1.08 at 768 B-1 KiB, 0.85-0.99 from 1.5 KiB.
