@@ -82,21 +82,58 @@ static void warm(const char *p, size_t span)
 
 #define ROOF_RANDOM_MIN 4096
 
+static bool is_roof(const struct copy_contender *k)
+{
+	return k->kind == CALL_ROOF_COPY || k->kind == CALL_ROOF_FILL;
+}
+
+/*
+ * The layout whose calls a roof runs at @size in @layout, or -1 for none.
+ * The roof streams whole aligned lines: exactly the bytes of a fixed
+ * layout of whole lines; in a random layout (sizes within 25 %, any
+ * offsets) the lines inside each copy, from 4 KiB, where the edges it
+ * leaves out are under 128 of at least 3072 bytes (4 %), and below, the
+ * fixed layout's calls of the size, in the random layout's own rounds
+ * (size_calls). A roof taken from the fixed layout's rounds instead was
+ * beaten there: Intel Xeon family 6 model 0xcf, sweep, cold random 64
+ * KiB-3 MiB, contenders 1.04-1.11x it (other calls, other memory); AMD
+ * EPYC family 0x17 model 0x31, hot random 3072 B, five contenders
+ * 1.05-1.10x it in a run of 21 rounds (another time).
+ */
+static int roof_calls_layout(enum bench_layout layout, size_t size)
+{
+	if (layout == BENCH_RANDOM && size >= ROOF_RANDOM_MIN)
+		return BENCH_RANDOM;
+	if ((layout == BENCH_FIXED || layout == BENCH_RANDOM) && size >= 64 && size % 64 == 0)
+		return BENCH_FIXED;
+	return -1;
+}
+
 static bool applies(const struct copy_contender *k, enum bench_layout layout, size_t size)
 {
-	/*
-	 * The roof streams whole aligned lines: exactly the bytes of a fixed
-	 * layout of whole lines; in a random layout (sizes within 25 %, any
-	 * offsets) the lines inside each copy, from 4 KiB, where the edges it
-	 * leaves out are under 128 of at least 3072 bytes (4 %). A roof taken
-	 * from the fixed layout instead was beaten there: Intel Xeon family 6
-	 * model 0xcf, sweep, cold random 64 KiB-3 MiB, contenders 1.04-1.11x
-	 * it (other calls, other memory).
-	 */
-	if (k->kind == CALL_ROOF_COPY || k->kind == CALL_ROOF_FILL)
-		return layout == BENCH_FIXED ? size >= 64 && size % 64 == 0
-					     : layout == BENCH_RANDOM && size >= ROOF_RANDOM_MIN;
-	return true;
+	return !is_roof(k) || roof_calls_layout(layout, size) >= 0;
+}
+
+/*
+ * The calls of one size: the contenders' (@calls), and where the roofs run
+ * another layout's (roof_calls_layout()), theirs (@fixed), timed in the
+ * same rounds as the contenders.
+ */
+struct size_calls {
+	struct bench_calls calls, fixed;
+	bool has_fixed;
+	size_t span;	/* the larger span of the two: what a pooled span holds */
+};
+
+static const struct bench_calls *calls_of(const struct size_calls *c, const struct copy_contender *k)
+{
+	return c->has_fixed && is_roof(k) ? &c->fixed : &c->calls;
+}
+
+static void size_calls_free(struct size_calls *c)
+{
+	bench_calls_free(&c->calls);
+	bench_calls_free(&c->fixed);
 }
 
 /* One group: for each size, rounds of every contender, a new order each round. */
@@ -119,7 +156,7 @@ bool copy_account(struct copy_run *x, const struct copy_contender *k, uint64_t c
  * stop.
  */
 static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout layout, size_t size,
-		       const struct bench_calls *t, const struct copy_contender *v, size_t nv,
+		       const struct size_calls *c, const struct copy_contender *v, size_t nv,
 		       unsigned int r0, unsigned int r1, const struct bench_pool *pool)
 {
 	/* A move's source is in the destination buffer, a copy's in its own. */
@@ -131,6 +168,7 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
 		bench_round_order(order, nv, r);
 		for (size_t j = 0; j < nv; j++) {
 			const struct copy_contender *k = &v[order[j]];
+			const struct bench_calls *t = calls_of(c, k);
 			size_t off;
 			int span = -1;
 			uint64_t ns;
@@ -219,7 +257,7 @@ unsigned int copy_over_roof(struct copy_run *x, int g, size_t size, const struct
 _Static_assert(COPY_MAX_CONTENDERS <= BENCH_POOL_MAX, "a pool slot per contender");
 
 static unsigned int again_pool(const struct copy_run *x, bool hot, enum bench_layout layout,
-			       size_t size, const struct bench_calls *t,
+			       size_t size, const struct size_calls *c,
 			       const struct copy_contender *v, size_t nv, struct bench_pool *p)
 {
 	p->m = 0;
@@ -227,21 +265,22 @@ static unsigned int again_pool(const struct copy_run *x, bool hot, enum bench_la
 		p->slot[k] = applies(&v[k], layout, size) ? p->m++ : 0;
 	if (hot)
 		return 0;
-	return bench_pool_rounds(&x->b, p->m, t->span, BENCH_AGAIN_ROUNDS(x->o.rounds));
+	return bench_pool_rounds(&x->b, p->m, c->span, BENCH_AGAIN_ROUNDS(x->o.rounds));
 }
 
 static bool confirm_roof(struct copy_run *x, int g, bool hot, enum bench_layout layout, size_t size,
-			 const struct bench_calls *t, const struct copy_contender *v, size_t nv)
+			 const struct size_calls *c, const struct copy_contender *v, size_t nv)
 {
 	struct bench_pool pool;
-	unsigned int pooled = again_pool(x, hot, layout, size, t, v, nv, &pool);
+	unsigned int pooled = again_pool(x, hot, layout, size, c, v, nv, &pool);
 	unsigned int again = pooled ? pooled : BENCH_AGAIN_ROUNDS(x->o.rounds);
+	const struct bench_calls *t = &c->calls;
 
 	if (x->plan || !copy_over_roof(x, g, size, v, nv, copy_sample_cost(t->n, t->bytes), again))
 		return true;
 	if (pooled)
-		bench_pool_take(&x->b, &pool, t->span);
-	return run_rounds(x, g, hot, layout, size, t, v, nv, x->o.rounds, x->o.rounds + again,
+		bench_pool_take(&x->b, &pool, c->span);
+	return run_rounds(x, g, hot, layout, size, c, v, nv, x->o.rounds, x->o.rounds + again,
 			  pooled ? &pool : NULL);
 }
 
@@ -257,21 +296,27 @@ int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_la
 
 	for (size_t si = 0; si < nsizes; si++) {
 		size_t size = sizes[si], hot_span = size * 2 > (256u << 10) ? size * 2 : (256u << 10);
-		struct bench_calls t;
+		struct size_calls c = { .has_fixed = layout != BENCH_FIXED &&
+						     roof_calls_layout(layout, size) == BENCH_FIXED };
 		bool go;
 
 		if (hot && (hot_span > BENCH_HOT_SPAN || size > x->o.hot_max))
 			continue;
-		if (bench_calls_make(&t, layout, size, lo, budget, x->o.max_calls, hot,
-				     hot_span, &x->rng) < 0)
+		if (bench_calls_make(&c.calls, layout, size, lo, budget, x->o.max_calls, hot,
+				     hot_span, &x->rng) < 0 ||
+		    (c.has_fixed && bench_calls_make(&c.fixed, BENCH_FIXED, size, 0, budget,
+						     x->o.max_calls, hot, hot_span, &x->rng) < 0)) {
+			size_calls_free(&c);
 			return -1;
-		if (!hot && t.span > x->b.len) {
-			bench_calls_free(&t);
+		}
+		c.span = c.has_fixed && c.fixed.span > c.calls.span ? c.fixed.span : c.calls.span;
+		if (!hot && c.span > x->b.len) {
+			size_calls_free(&c);
 			continue;
 		}
-		go = run_rounds(x, g, hot, layout, size, &t, v, nv, 0, x->o.rounds, NULL) &&
-		     confirm_roof(x, g, hot, layout, size, &t, v, nv);
-		bench_calls_free(&t);
+		go = run_rounds(x, g, hot, layout, size, &c, v, nv, 0, x->o.rounds, NULL) &&
+		     confirm_roof(x, g, hot, layout, size, &c, v, nv);
+		size_calls_free(&c);
 		if (!go)
 			return g;
 	}

@@ -3,8 +3,10 @@
  * The benchmarks' result set: every timed sample, kept per cell (group x
  * contender x size), summarised into medians, spread and ratios, printed as
  * a table, CSV or JSON (results_out.c). Ratios compare medians of
- * contenders measured in the same run on the same call table; the roof of a
- * cell is the best of the roof strategies measured beside it.
+ * contenders measured in the same rounds on the same call table (a roof
+ * in a random layout below 4 KiB runs the fixed layout's calls of the
+ * size, copy_run.c); the roof of a cell is the best of the roof
+ * strategies measured beside it.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -241,11 +243,7 @@ double bench_res_median_gbps(struct bench_res *r, int g, int c, size_t size)
 	return s.gbps;
 }
 
-/*
- * Best median GB/s of a class in (group, size), and in *who the contender
- * that ran it; the roof of a random layout comes from the fixed layout of
- * the same mode and cache (a mix has none).
- */
+/* Best median GB/s of a class in (group, size), and in *who the contender that ran it. */
 static double best_of(struct bench_res *r, int g, size_t size, enum bench_class cls, int *who)
 {
 	double best = 0;
@@ -260,17 +258,6 @@ static double best_of(struct bench_res *r, int g, size_t size, enum bench_class 
 			best = cl->st.gbps;
 			*who = cl->c;
 		}
-	}
-	if (!best && cls == BENCH_ROOF && !strcmp(r->groups[g].layout, "random")) {
-		int fg = -1;
-
-		for (size_t i = 0; i < r->ngroups; i++)
-			if (!strcmp(r->groups[i].mode, r->groups[g].mode) &&
-			    !strcmp(r->groups[i].cache, r->groups[g].cache) &&
-			    !strcmp(r->groups[i].layout, "fixed"))
-				fg = (int)i;
-		if (fg >= 0)
-			best = best_of(r, fg, size, cls, who);
 	}
 	return best;
 }
