@@ -106,6 +106,21 @@ confirm_ok='
 			(if $m[key] * span <= $buf then $r == pooled else $r == plain end)
 		  else $r == pooled or $r == plain end)'
 
+# The numbers of a size measured again are of its second pass alone
+# (pmemtest(1), ROOFS): every cell's median_ns is the median of its samples
+# from round R on where any cell of its size has a sample there, else of
+# all of them, and counted_from_round says which.
+counted_ok='
+	.options.repeat as $R
+	| def key: [.mode, .cache, .layout, .size] | tostring;
+	  def med: sort | if length % 2 == 1 then .[length / 2 | floor]
+			  else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+	([.results[] | select(any(.samples[]; .round >= $R)) | key] | unique) as $again
+	| .results | length > 0 and all(
+		(key as $k | if any($again[]; . == $k) then $R else 0 end) as $from
+		| .counted_from_round == $from
+		and (.median_ns - ([.samples[] | select(.round >= $from) | .ns] | med) | fabs) < 1e-6)'
+
 check_confirm() { # file what
 	n=$((n + 1))
 	if jq -e "$confirm_ok" "$1" > /dev/null; then
@@ -113,6 +128,13 @@ check_confirm() { # file what
 	else
 		fail "$2: the cells measured again are not those over the roof: $(jq -c '[.results[] |
 			{contender, size, layout, rounds: (.samples | length)}]' "$1" | head -c 600)"
+	fi
+	n=$((n + 1))
+	if jq -e "$counted_ok" "$1" > /dev/null; then
+		ok "$2: the sizes measured again count their second pass alone, the others every sample"
+	else
+		fail "$2: medians not of the rounds counted: $(jq -c '[.results[] | {contender, size,
+			counted_from_round, median_ns, ns: [.samples[] | [.round, .ns]]}]' "$1" | head -c 600)"
 	fi
 }
 

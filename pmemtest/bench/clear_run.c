@@ -214,22 +214,21 @@ _Static_assert(CLEAR_MAX_CONTENDERS <= BENCH_POOL_MAX, "a pool slot per contende
  * the extent runs BENCH_AGAIN_ROUNDS more, as in copy-bench (copy_run.c
  * says why), or cold, where the contenders' areas fit the buffer side by
  * side, the least multiple of their number from there on a pool of those
- * areas, each contender once on each (bench_pool_rounds()); the verdict
- * is on all the samples. Every sample refills its area and, cold, evicts
+ * areas, each contender once on each (bench_pool_rounds()); the extent's
+ * numbers and verdict are of those rounds alone (bench_res_screen()).
+ * Every sample refills its area and, cold, evicts
  * it before it is timed, so a pooled area is as cold as a new one.
  */
 static int confirm_roof(struct clear_run *x, int g, bool hot, size_t ext)
 {
 	size_t area = clear_sample_area(ext, hot);
-	unsigned int over = 0, pooled, again;
+	unsigned int over = bench_res_screen(x->res, g, ext, x->rounds), pooled, again;
 	struct bench_pool pool = { .m = x->nv };
 
-	for (size_t j = 0; j < x->nv; j++) {
-		over += bench_res_over_roof(x->res, g, x->v[j].id, ext);
-		pool.slot[j] = j;
-	}
 	if (!over)
 		return 1;
+	for (size_t j = 0; j < x->nv; j++)
+		pool.slot[j] = j;
 	pooled = hot ? 0 : bench_pool_rounds(&x->b, x->nv, area, BENCH_AGAIN_ROUNDS(x->rounds));
 	again = pooled ? pooled : BENCH_AGAIN_ROUNDS(x->rounds);
 	if (pooled)

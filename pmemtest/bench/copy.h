@@ -129,12 +129,13 @@ void copy_add_roofs(struct copy_run *x, struct copy_contender *v, size_t *n, uns
 		    enum copy_kind kind, const char *prefix);
 /*
  * How many contenders of (@g, @size) are over the roof after the rounds
- * asked for; when any are, every contender of the size is to run @rounds
- * more (copy_run.c says why), and the progress total grows by them, each
- * sample costing @cost.
+ * asked for; when any are, every one of the @nv contenders of the size is
+ * to run @rounds more (copy_run.c says why), the size's numbers count those
+ * rounds alone (bench_res_screen()), and the progress total grows by them,
+ * each sample costing @cost.
  */
-unsigned int copy_over_roof(struct copy_run *x, int g, size_t size, const struct copy_contender *v,
-			    size_t nv, uint64_t cost, unsigned int rounds);
+unsigned int copy_over_roof(struct copy_run *x, int g, size_t size, size_t nv, uint64_t cost,
+			    unsigned int rounds);
 /* One group (@mode, hot or cold, @layout) over @sizes: its index, or -1. */
 int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_layout layout,
 		   const size_t *sizes, size_t nsizes, size_t lo, size_t budget,

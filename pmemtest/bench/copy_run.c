@@ -206,7 +206,8 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
  * A contender more than the tolerance above the roof of its size after the
  * rounds asked for is measured again before it is called a roof error:
  * every contender of the size runs BENCH_AGAIN_ROUNDS(rounds) more rounds,
- * interleaved, and the verdict is on all the samples. Five rounds were too
+ * interleaved, and the size's numbers and verdict are of those rounds
+ * alone (bench_res_screen() says why). Five rounds were too
  * few to tell two copies of the same loop apart: on Intel family 6 model
  * 0xa7 the movdir64b variant against the movdir64b roof was over 1.03x in
  * 21 of the 131 cells of a default run, and under 0.97x in 28. Each cold
@@ -225,13 +226,11 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
  * (again_pool()), so that the spans a contender draws cannot decide the
  * verdict either.
  */
-unsigned int copy_over_roof(struct copy_run *x, int g, size_t size, const struct copy_contender *v,
-			    size_t nv, uint64_t cost, unsigned int rounds)
+unsigned int copy_over_roof(struct copy_run *x, int g, size_t size, size_t nv, uint64_t cost,
+			    unsigned int rounds)
 {
-	unsigned int over = 0;
+	unsigned int over = bench_res_screen(x->res, g, size, x->o.rounds);
 
-	for (size_t j = 0; j < nv; j++)
-		over += bench_res_over_roof(x->res, g, v[j].id, size);
 	if (!over)
 		return 0;
 	x->again += over;
@@ -276,7 +275,7 @@ static bool confirm_roof(struct copy_run *x, int g, bool hot, enum bench_layout 
 	unsigned int again = pooled ? pooled : BENCH_AGAIN_ROUNDS(x->o.rounds);
 	const struct bench_calls *t = &c->calls;
 
-	if (x->plan || !copy_over_roof(x, g, size, v, nv, copy_sample_cost(t->n, t->bytes), again))
+	if (x->plan || !copy_over_roof(x, g, size, nv, copy_sample_cost(t->n, t->bytes), again))
 		return true;
 	if (pooled)
 		bench_pool_take(&x->b, &pool, c->span);

@@ -227,7 +227,7 @@ static int struct_page_run(struct copy_run *x)
 		go = sp_rounds(x, g, sp, npages, t.w, v, nv, 0, x->o.rounds);
 		/* A cell over the roof: the size runs again, as in copy_run_group(). */
 		if (go > 0 && !x->plan &&
-		    copy_over_roof(x, g, sp, v, nv, copy_sample_cost(npages, (uint64_t)npages * sp),
+		    copy_over_roof(x, g, sp, nv, copy_sample_cost(npages, (uint64_t)npages * sp),
 				   BENCH_AGAIN_ROUNDS(x->o.rounds)))
 			go = sp_rounds(x, g, sp, npages, t.w, v, nv, x->o.rounds,
 				       x->o.rounds + BENCH_AGAIN_ROUNDS(x->o.rounds));

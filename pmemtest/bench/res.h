@@ -13,6 +13,7 @@
 #define RES_ROOF_TOLERANCE 1.03
 
 struct summary {
+	size_t n;		/* the samples counted (struct cell's from_round) */
 	double med_ns, min_ns, max_ns, ns_call, gbps, spread, x_peer, x_roof;
 	const char *roof_strategy;	/* of the best roof of the cell's size, or NULL */
 	bool roof_error;		/* gbps above RES_ROOF_TOLERANCE x the roof */
@@ -28,6 +29,8 @@ struct cell {
 	unsigned int *round;
 	int *span;		/* the pool index of each sample's span, or -1 */
 	size_t n, cap;
+	/* The first round its numbers count: the second pass's, once measured again. */
+	unsigned int from_round;
 };
 
 struct group {

@@ -185,14 +185,17 @@ static void cell_stats(const struct cell *cl, struct summary *s)
 {
 	double *v = calloc(cl->n ? cl->n : 1, sizeof(double));
 	struct stats_summary ps;
+	size_t n = 0;
 
 	memset(s, 0, sizeof(*s));
 	if (!v)
 		return;
 	for (size_t i = 0; i < cl->n; i++)
-		v[i] = (double)cl->ns[i];
-	stats_summarise(v, cl->n, &ps);
+		if (cl->round[i] >= cl->from_round)
+			v[n++] = (double)cl->ns[i];
+	stats_summarise(v, n, &ps);
 	free(v);
+	s->n = n;
 	s->med_ns = ps.median;
 	s->min_ns = ps.min;
 	s->max_ns = ps.max;
@@ -293,6 +296,19 @@ bool bench_res_over_roof(struct bench_res *r, int g, int c, size_t size)
 	       bench_res_median_gbps(r, g, c, size) > RES_ROOF_TOLERANCE * roof;
 }
 
+unsigned int bench_res_screen(struct bench_res *r, int g, size_t size, unsigned int again_from)
+{
+	unsigned int over = 0;
+
+	for (size_t i = 0; i < r->ncells; i++)
+		if (r->cells[i].g == g && r->cells[i].size == size)
+			over += bench_res_over_roof(r, g, r->cells[i].c, size);
+	for (size_t i = 0; over && i < r->ncells; i++)
+		if (r->cells[i].g == g && r->cells[i].size == size)
+			r->cells[i].from_round = again_from;
+	return over;
+}
+
 void bench_res_note_again(struct bench_res *r, unsigned int cells, unsigned int rounds)
 {
 	if (cells)
@@ -300,7 +316,8 @@ void bench_res_note_again(struct bench_res *r, unsigned int cells, unsigned int 
 			       "round%s: every contender of their size ran %u more, "
 			       "interleaved (cold, where a span per contender fits the buffer: the "
 			       "least multiple of the contenders from there, each once on each of "
-			       "the same spans); the roof errors below are on all the samples",
+			       "the same spans); every number of those sizes below, and the roof "
+			       "errors, are of those rounds alone",
 			       cells, cells == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s",
 			       BENCH_AGAIN_ROUNDS(rounds));
 }

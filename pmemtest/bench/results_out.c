@@ -186,7 +186,7 @@ static void print_csv(struct bench_res *r)
 		res_summarise(r, cl, &s);
 		printf("median,%s,%s,%s,%s,%zu,%s,%s,%zu,%llu,%llu,%.0f,%.3f,%.4f,%.2f",
 		       r->bench, gr->mode, gr->cache, gr->layout, cl->size, ct->name,
-		       res_class_name[ct->cls], cl->n, (unsigned long long)cl->calls,
+		       res_class_name[ct->cls], s.n, (unsigned long long)cl->calls,
 		       (unsigned long long)cl->bytes, s.med_ns, s.ns_call, s.gbps, s.spread);
 		csv_ratio(s.x_peer);
 		csv_ratio(s.x_roof);
@@ -217,6 +217,8 @@ static json_object *cell_json(struct bench_res *r, const struct cell *cl)
 	jset(o, "class", json_object_new_string(res_class_name[ct->cls]));
 	jset(o, "calls", json_object_new_int64((int64_t)cl->calls));
 	jset(o, "bytes", json_object_new_int64((int64_t)cl->bytes));
+	/* Measured again (bench_res_screen()): the numbers count from here. */
+	jset(o, "counted_from_round", json_object_new_int((int)cl->from_round));
 	jset(o, "median_ns", json_object_new_double(s.med_ns));
 	jset(o, "min_ns", json_object_new_double(s.min_ns));
 	jset(o, "max_ns", json_object_new_double(s.max_ns));
