@@ -44,10 +44,10 @@ check_csv() { # file, modes...
 	done
 }
 
-# Rounds 0..N-1 per result, or 0..4N for a bench cell measured again
-# over the roof, or for a cold copy-bench or clear-bench cell of m
-# contenders measured again on a pool of spans N plus the least multiple
-# of m from 3N+1
+# Rounds 0..N-1 per result, or 0..N+A-1 (A: 3N+1, at least 41) for a
+# bench cell measured again over the roof, or for a cold copy-bench or
+# clear-bench cell of m contenders measured again on a pool of spans N
+# plus the least multiple of m from A
 # (pmemtest(1), ROOFS; test_pmemtest_roof.sh says which).
 check_json() { # file, rounds N, 1 if cells may be measured again
 	if command -v python3 >/dev/null 2>&1; then
@@ -61,8 +61,9 @@ key = lambda r: (r["mode"], r["cache"], r["layout"], r["size"])
 m = collections.Counter(key(r) for r in d["results"])
 for r in d["results"]:
     rounds = sorted(s["round"] for s in r["samples"])
-    pooled = n + -(-(3 * n + 1) // m[key(r)]) * m[key(r)]
-    assert rounds == list(range(n)) or (again and (rounds == list(range(4 * n + 1)) or
+    a = max(3 * n + 1, 41)
+    pooled = n + -(-a // m[key(r)]) * m[key(r)]
+    assert rounds == list(range(n)) or (again and (rounds == list(range(n + a)) or
         (d["command"] in ("copy-bench", "clear-bench") and r["cache"] == "cold" and
          rounds == list(range(pooled))))), r
     assert r["gbps"] > 0 and r["median_ns"] > 0, r
@@ -73,10 +74,11 @@ PY
 			(.results | group_by(key) | map({key: (.[0] | key), value: length})
 			 | from_entries) as $m |
 			(.results | length > 0) and all(.results[]; .gbps > 0 and
-			(key as $k | ((3 * $n + 1 + $m[$k] - 1) / $m[$k] | floor) * $m[$k] + $n) as $p |
+			([3 * $n + 1, 41] | max) as $a |
+			(key as $k | (($a + $m[$k] - 1) / $m[$k] | floor) * $m[$k] + $n) as $p |
 			(.cache == "cold" and ($cmd == "copy-bench" or $cmd == "clear-bench")) as $cold |
 			([.samples[].round] | sort | . == [range(0; $n)] or
-			 ($again == 1 and (. == [range(0; 4 * $n + 1)] or ($cold and . == [range(0; $p)])))))' \
+			 ($again == 1 and (. == [range(0; $n + $a)] or ($cold and . == [range(0; $p)])))))' \
 			"$1" >/dev/null || fail "$1: bad JSON"
 	else
 		echo "note: neither python3 nor jq, JSON only checked for a top-level object"

@@ -69,10 +69,10 @@ cells_ok='
 # before it is called an error (pmemtest(1), ROOFS): from the samples of
 # the first $R rounds alone, wherever a contender is more than 3 % above
 # its own group's best roof median at its size, every cell of that size
-# must have rounds 0..4R; every other cell exactly 0..R-1. In copy-bench's
-# sweep, bulk and set, and in clear-bench, a cold size whose m contenders'
-# spans fit the buffer (one each) runs the least multiple of m from 3R+1
-# instead: in copy-bench's fixed layout a span is calls - 1 strides of the
+# must have rounds 0..R+A-1, A being 3R+1 but at least 41; every other
+# cell exactly 0..R-1. In copy-bench's sweep, bulk and set, and in
+# clear-bench, a cold size whose m contenders' spans fit the buffer (one
+# each) runs the least multiple of m from A instead: in copy-bench's fixed layout a span is calls - 1 strides of the
 # size rounded up to a line, plus the size, rounded up to a page; in
 # clear-bench it is the bytes a sample clears, rounded up to a page; in
 # copy-bench's other layouts, whose offsets are random, either count
@@ -91,8 +91,9 @@ confirm_ok='
 	| (.results | map(select(.class == "roof")) | group_by(key)
 	 | map({key: (.[0] | key), value: (map(first_gbps) | max)}) | from_entries) as $roof
 	| def over: .class != "roof" and $roof[key] != null and first_gbps > 1.03 * $roof[key];
-	  def pooled: $m[key] as $n | [range(0; $R + ((3 * $R + 1) | up($n)))];
-	  def plain: [range(0; 4 * $R + 1)];
+	  def again: [3 * $R + 1, 41] | max;
+	  def pooled: $m[key] as $n | [range(0; $R + (again | up($n)))];
+	  def plain: [range(0; $R + again)];
 	  def pool_rule: .cache == "cold" and ($cmd == "clear-bench" or ($cmd == "copy-bench"
 			 and (.mode == "sweep" or .mode == "bulk" or .mode == "set")));
 	([.results[] | select(over) | key] | unique) as $again
@@ -236,20 +237,20 @@ if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/err.json" --json -q copy-bench --mode sw
 	fi
 	check_confirm "$T/err.json" "forced roof error"
 	n=$((n + 1))
-	if jq -e '[.results[] | select(.class == "kflush") | .samples | length] | length > 0 and all(. == 5)' \
-		"$T/err.json" > /dev/null && grep -q '^roof check: [0-9]* cells\{0,1\} more than 3 % above the roof after 1 round: every contender of their size ran 4 more' "$T/err.txt"; then
-		ok "forced roof error: every contender ran 4 more rounds, and the text says so"
+	if jq -e '[.results[] | select(.class == "kflush") | .samples | length] | length > 0 and all(. == 42)' \
+		"$T/err.json" > /dev/null && grep -q '^roof check: [0-9]* cells\{0,1\} more than 3 % above the roof after 1 round: every contender of their size ran 41 more' "$T/err.txt"; then
+		ok "forced roof error: every contender ran 41 more rounds, and the text says so"
 	else
 		fail "forced roof error: contenders not measured again: $(grep -m1 'roof check' "$T/err.txt")"
 	fi
 fi
-# A forced run of --repeat 1: every contender over the roof ran 4 more
+# A forced run of --repeat 1: every contender over the roof ran 41 more
 # rounds and is still an error.
 check_forced_again() { # file what
 	check_confirm "$1" "$2, forced roof error"
 	n=$((n + 1))
 	if jq -e '[.results[] | select(.class != "roof")] | length > 0 and
-			all(.roof_error and (.samples | length) == 5)' "$1" > /dev/null; then
+			all(.roof_error and (.samples | length) == 42)' "$1" > /dev/null; then
 		ok "forced roof error: $2 measured every contender again and kept the errors"
 	else
 		fail "forced roof error: $2: $(jq -c '[.results[] | {contender, roof_error,
@@ -281,16 +282,16 @@ check_latin() { # file what
 
 # At 64 B the spans are a MiB each (16384 calls of a line), and a 32 MiB
 # buffer holds one per contender: cold, the second pass runs on that pool,
-# m contenders for the least multiple of m rounds from 4; hot, 4 rounds on
-# the hot window (confirm_ok).
+# m contenders for the least multiple of m rounds from 41; hot, 41 rounds
+# on the hot window (confirm_ok).
 n=$((n + 1))
 if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/pool.json" --json -q copy-bench --mode sweep --sizes 64 \
 	--layout fixed --repeat 1 --buffer 32M; then
 	if jq -e '([.results[] | select(.cache == "cold")] | length) as $m | $m > 4 and
-			(.results | all(if .cache == "hot" then (.samples | length) == 5
-			 else .calls == 16384 and (.samples | length) == 1 + ((4 + $m - 1) / $m | floor) * $m
+			(.results | all(if .cache == "hot" then (.samples | length) == 42
+			 else .calls == 16384 and (.samples | length) == 1 + ((41 + $m - 1) / $m | floor) * $m
 			 end))' "$T/pool.json" > /dev/null; then
-		ok "forced roof error on a span pool: every cold contender ran the least multiple of their number from 4, every hot one 4"
+		ok "forced roof error on a span pool: every cold contender ran the least multiple of their number from 41, every hot one 41"
 	else
 		fail "forced roof error on a span pool: $(jq -c '[.results[] | {contender, calls,
 			n: (.samples | length)}]' "$T/pool.json" | head -c 400)"
@@ -313,10 +314,10 @@ if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/cpool.json" --json -q clear-bench --exte
 	--buffer 256M --cache both; then
 	n=$((n + 1))
 	if jq -e '([.results[] | select(.cache == "cold")] | length) as $m | $m > 4 and
-			(.results | all((.samples | length) == if .cache == "hot" then 5
-					 else 1 + ((4 + $m - 1) / $m | floor) * $m end))' \
+			(.results | all((.samples | length) == if .cache == "hot" then 42
+					 else 1 + ((41 + $m - 1) / $m | floor) * $m end))' \
 			"$T/cpool.json" > /dev/null; then
-		ok "clear-bench forced roof error on a pool: every cold contender ran the least multiple of their number from 4, every hot one 4"
+		ok "clear-bench forced roof error on a pool: every cold contender ran the least multiple of their number from 41, every hot one 41"
 	else
 		fail "clear-bench forced roof error on a pool: $(jq -c '[.results[] | {contender,
 			n: (.samples | length)}]' "$T/cpool.json" | head -c 400)"

@@ -225,8 +225,17 @@ bool bench_res_over_roof(struct bench_res *r, int group, int contender, size_t s
  * a cold cell whose spans fit the buffer one per contender the next
  * multiple of the contenders, on a span pool (copy_run.c says why).
  * bench_res_note_again() notes how many cells did, and that rule.
+ *
+ * Never fewer than BENCH_AGAIN_MIN: the second pass alone decides
+ * (bench_res_screen()), and 16 rounds (3 x 5 + 1) of two contenders that
+ * run the same loop still put one more than 3 % above the other often.
+ * AMD EPYC family 0x17 model 0x31, two default copy-bench runs with 41,
+ * both verdicts from the same samples: 1 and 8 roof errors on the second
+ * pass's first 16 rounds, 0 and 1 on all 41 (in 112 and 92 s, against
+ * 75-91 s with 16).
  */
-#define BENCH_AGAIN_ROUNDS(r) (3 * (r) + 1)
+#define BENCH_AGAIN_MIN 41
+#define BENCH_AGAIN_ROUNDS(r) (3 * (r) + 1 > BENCH_AGAIN_MIN ? 3 * (r) + 1 : BENCH_AGAIN_MIN)
 /*
  * The first pass of (group, size) as a screen: returns how many of its
  * contenders are over the roof (bench_res_over_roof()), and when any are,
