@@ -211,14 +211,6 @@ void bench_res_add(struct bench_res *r, int group, int contender, size_t size,
 /* Median ns per call of one cell, or 0 if it has no samples. */
 double bench_res_median(struct bench_res *r, int group, int contender, size_t size);
 double bench_res_median_gbps(struct bench_res *r, int group, int contender, size_t size);
-/* The roof of (group, size): the best median GB/s of its roof strategies, 0 if none; its name in *strategy. */
-double bench_res_roof_gbps(struct bench_res *r, int group, size_t size, const char **strategy);
-/*
- * Whether a contender's samples so far put it over the roof of its own
- * group and size by more than the tolerance: what the results print as a
- * roof error (false when the group has no roof at that size).
- */
-bool bench_res_over_roof(struct bench_res *r, int group, int contender, size_t size);
 /*
  * Such a cell is measured again before it is called a roof error: every
  * contender of its size runs this many more rounds, for --repeat @r, or in
@@ -238,7 +230,8 @@ bool bench_res_over_roof(struct bench_res *r, int group, int contender, size_t s
 #define BENCH_AGAIN_ROUNDS(r) (3 * (r) + 1 > BENCH_AGAIN_MIN ? 3 * (r) + 1 : BENCH_AGAIN_MIN)
 /*
  * The first pass of (group, size) as a screen: returns how many of its
- * contenders are over the roof (bench_res_over_roof()), and when any are,
+ * contenders are over the roof (by more than the tolerance, on their
+ * samples so far: what the results print as a roof error), and when any are,
  * every cell of the size counts only its samples from round @again_from
  * on, the second pass's. The first pass chose those cells for samples
  * that ran high; counted again they pulled the verdict their way. AMD EPYC

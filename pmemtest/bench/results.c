@@ -265,12 +265,14 @@ static double best_of(struct bench_res *r, int g, size_t size, enum bench_class 
 	return best;
 }
 
-double bench_res_roof_gbps(struct bench_res *r, int g, size_t size, const char **strategy)
+/*
+ * The roof of (group, size) so far, during the run: the best median GB/s
+ * of its roof strategies' counted samples, 0 if it has none.
+ */
+static double roof_so_far(struct bench_res *r, int g, size_t size)
 {
 	double best = 0;
-	int who = -1;
 
-	/* Medians of the samples so far: the benches ask before the print. */
 	for (size_t i = 0; i < r->ncells; i++) {
 		struct cell *cl = &r->cells[i];
 		struct summary s;
@@ -278,19 +280,16 @@ double bench_res_roof_gbps(struct bench_res *r, int g, size_t size, const char *
 		if (cl->g != g || cl->size != size || r->conts[cl->c].cls != BENCH_ROOF)
 			continue;
 		cell_stats(cl, &s);
-		if (s.gbps > best) {
+		if (s.gbps > best)
 			best = s.gbps;
-			who = cl->c;
-		}
 	}
-	if (strategy)
-		*strategy = who >= 0 ? r->conts[who].strategy : NULL;
 	return best;
 }
 
-bool bench_res_over_roof(struct bench_res *r, int g, int c, size_t size)
+/* Whether a contender's counted samples put it over its roof: a roof error. */
+static bool over_roof(struct bench_res *r, int g, int c, size_t size)
 {
-	double roof = bench_res_roof_gbps(r, g, size, NULL);
+	double roof = roof_so_far(r, g, size);
 
 	return roof > 0 && r->conts[c].cls != BENCH_ROOF &&
 	       bench_res_median_gbps(r, g, c, size) > RES_ROOF_TOLERANCE * roof;
@@ -302,7 +301,7 @@ unsigned int bench_res_screen(struct bench_res *r, int g, size_t size, unsigned 
 
 	for (size_t i = 0; i < r->ncells; i++)
 		if (r->cells[i].g == g && r->cells[i].size == size)
-			over += bench_res_over_roof(r, g, r->cells[i].c, size);
+			over += over_roof(r, g, r->cells[i].c, size);
 	for (size_t i = 0; over && i < r->ncells; i++)
 		if (r->cells[i].g == g && r->cells[i].size == size)
 			r->cells[i].from_round = again_from;
