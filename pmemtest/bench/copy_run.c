@@ -116,18 +116,22 @@ static bool applies(const struct copy_contender *k, enum bench_layout layout, si
 
 /*
  * The calls of one size: the contenders' (@calls), and where the roofs run
- * another layout's (roof_calls_layout()), theirs (@fixed), timed in the
- * same rounds as the contenders.
+ * another layout's (roof_calls_layout()), theirs (@fixed, else empty: no
+ * calls), timed in the same rounds as the contenders.
  */
 struct size_calls {
 	struct bench_calls calls, fixed;
-	bool has_fixed;
-	size_t span;	/* the larger span of the two: what a pooled span holds */
 };
 
 static const struct bench_calls *calls_of(const struct size_calls *c, const struct copy_contender *k)
 {
-	return c->has_fixed && is_roof(k) ? &c->fixed : &c->calls;
+	return c->fixed.n && is_roof(k) ? &c->fixed : &c->calls;
+}
+
+/* What a pooled span holds: the larger span of the two tables. */
+static size_t size_calls_span(const struct size_calls *c)
+{
+	return c->fixed.span > c->calls.span ? c->fixed.span : c->calls.span;
 }
 
 static void size_calls_free(struct size_calls *c)
@@ -264,7 +268,7 @@ static unsigned int again_pool(const struct copy_run *x, bool hot, enum bench_la
 		p->slot[k] = applies(&v[k], layout, size) ? p->m++ : 0;
 	if (hot)
 		return 0;
-	return bench_pool_rounds(&x->b, p->m, c->span, BENCH_AGAIN_ROUNDS(x->o.rounds));
+	return bench_pool_rounds(&x->b, p->m, size_calls_span(c), BENCH_AGAIN_ROUNDS(x->o.rounds));
 }
 
 static bool confirm_roof(struct copy_run *x, int g, bool hot, enum bench_layout layout, size_t size,
@@ -278,7 +282,7 @@ static bool confirm_roof(struct copy_run *x, int g, bool hot, enum bench_layout 
 	if (x->plan || !copy_over_roof(x, g, size, nv, copy_sample_cost(t->n, t->bytes), again))
 		return true;
 	if (pooled)
-		bench_pool_take(&x->b, &pool, c->span);
+		bench_pool_take(&x->b, &pool, size_calls_span(c));
 	return run_rounds(x, g, hot, layout, size, c, v, nv, x->o.rounds, x->o.rounds + again,
 			  pooled ? &pool : NULL);
 }
@@ -295,21 +299,20 @@ int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_la
 
 	for (size_t si = 0; si < nsizes; si++) {
 		size_t size = sizes[si], hot_span = size * 2 > (256u << 10) ? size * 2 : (256u << 10);
-		struct size_calls c = { .has_fixed = layout != BENCH_FIXED &&
-						     roof_calls_layout(layout, size) == BENCH_FIXED };
+		struct size_calls c = { 0 };
+		bool fixed_roofs = layout != BENCH_FIXED && roof_calls_layout(layout, size) == BENCH_FIXED;
 		bool go;
 
 		if (hot && (hot_span > BENCH_HOT_SPAN || size > x->o.hot_max))
 			continue;
 		if (bench_calls_make(&c.calls, layout, size, lo, budget, x->o.max_calls, hot,
 				     hot_span, &x->rng) < 0 ||
-		    (c.has_fixed && bench_calls_make(&c.fixed, BENCH_FIXED, size, 0, budget,
+		    (fixed_roofs && bench_calls_make(&c.fixed, BENCH_FIXED, size, 0, budget,
 						     x->o.max_calls, hot, hot_span, &x->rng) < 0)) {
 			size_calls_free(&c);
 			return -1;
 		}
-		c.span = c.has_fixed && c.fixed.span > c.calls.span ? c.fixed.span : c.calls.span;
-		if (!hot && c.span > x->b.len) {
+		if (!hot && size_calls_span(&c) > x->b.len) {
 			size_calls_free(&c);
 			continue;
 		}

@@ -246,7 +246,11 @@ double bench_res_median_gbps(struct bench_res *r, int g, int c, size_t size)
 	return s.gbps;
 }
 
-/* Best median GB/s of a class in (group, size), and in *who the contender that ran it. */
+/*
+ * Best median GB/s of a class in (group, size), and in *who the contender
+ * that ran it: of the samples counted so far, so that the screen during
+ * the run (bench_res_screen()) and the printed verdict take one roof.
+ */
 static double best_of(struct bench_res *r, int g, size_t size, enum bench_class cls, int *who)
 {
 	double best = 0;
@@ -254,34 +258,15 @@ static double best_of(struct bench_res *r, int g, size_t size, enum bench_class 
 	*who = -1;
 	for (size_t i = 0; i < r->ncells; i++) {
 		struct cell *cl = &r->cells[i];
+		struct summary s;
 
 		if (cl->g != g || cl->size != size || r->conts[cl->c].cls != cls)
 			continue;
-		if (cl->st.gbps > best) {
-			best = cl->st.gbps;
+		cell_stats(cl, &s);
+		if (s.gbps > best) {
+			best = s.gbps;
 			*who = cl->c;
 		}
-	}
-	return best;
-}
-
-/*
- * The roof of (group, size) so far, during the run: the best median GB/s
- * of its roof strategies' counted samples, 0 if it has none.
- */
-static double roof_so_far(struct bench_res *r, int g, size_t size)
-{
-	double best = 0;
-
-	for (size_t i = 0; i < r->ncells; i++) {
-		struct cell *cl = &r->cells[i];
-		struct summary s;
-
-		if (cl->g != g || cl->size != size || r->conts[cl->c].cls != BENCH_ROOF)
-			continue;
-		cell_stats(cl, &s);
-		if (s.gbps > best)
-			best = s.gbps;
 	}
 	return best;
 }
@@ -289,7 +274,8 @@ static double roof_so_far(struct bench_res *r, int g, size_t size)
 /* Whether a contender's counted samples put it over its roof: a roof error. */
 static bool over_roof(struct bench_res *r, int g, int c, size_t size)
 {
-	double roof = roof_so_far(r, g, size);
+	int who;
+	double roof = best_of(r, g, size, BENCH_ROOF, &who);
 
 	return roof > 0 && r->conts[c].cls != BENCH_ROOF &&
 	       bench_res_median_gbps(r, g, c, size) > RES_ROOF_TOLERANCE * roof;
