@@ -240,9 +240,9 @@ void flushcache_short(char *d, const char *s, size_t n);
  * below it with a sub-word edge, every byte NT from it, lower than a
  * copy's: with no source to load, an NT fill gained more cold and lost
  * nothing hot. The same runs (copy-bench set, each over PMDK's NT memset
- * beside it), time after over time before: cold
- * random 0.58 in the 512 B cell, 0.34-0.51 at 576 B-896 B, 0.45 at 1 KiB,
- * 0.89 at 1280 B; hot random 0.90-1.01, the mixes 0.92-0.94. The 384 B
+ * beside it), time after over time before: cold random 0.58 in the 512 B
+ * cell, 0.34-0.51 at 576 B-896 B, 0.45 at 1 KiB, 0.89 at 1280 B; hot
+ * random 0.90-1.01, the mixes 0.92-0.94. The 384 B
  * cell (288-480 B) ran 1.28x the time cold: calls on both sides of the
  * boundary, a cold cached one and NT ones after it, cost more than
  * either kind alone. From 256 B that cell was the 256 B one (1.56x), and
