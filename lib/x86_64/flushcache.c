@@ -115,7 +115,7 @@ void flushset_short(char *d, int c, size_t n)
 	flushset_lines(d, c, n, FLUSHCACHE_NT_EDGES_MIN, &v, movnti_set_line);
 }
 
-FLUSHSET_ENTRY(memset_flushcache_movnti, flushset_short)
+FLUSHSET_ENTRY(memset_flushcache_movnti, flushset_short, nt_set_words)
 
 KFLUSH_IMPLS(kflush_memset_flushcache,
 	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memset_flushcache_avx512),

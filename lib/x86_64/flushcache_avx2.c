@@ -68,7 +68,7 @@ static __attribute__((noinline)) void avx2_set_lines(char *d, int c, size_t n)
 	avx2_set_drive(d, c, n, 0);
 }
 
-FLUSHSET_ENTRY(memset_flushcache_avx2, avx2_set_lines)
+FLUSHSET_ENTRY(memset_flushcache_avx2, avx2_set_lines, vec_set_words)
 
 static __attribute__((noinline)) void avx2_set_lines_short_cached(char *d, int c, size_t n)
 {
@@ -77,4 +77,4 @@ static __attribute__((noinline)) void avx2_set_lines_short_cached(char *d, int c
 
 /* Below FLUSHCACHE_BULK_MIN any fill the entry leaves has a sub-word edge. */
 FLUSHSET_ENTRY_AT(memset_flushcache_avx2_short_cached, SHORT_CACHED_SET_BELOW,
-		  avx2_set_lines_short_cached, memset_temporal)
+		  avx2_set_lines_short_cached, vec_set_words, memset_temporal)

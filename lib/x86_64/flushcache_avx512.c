@@ -74,4 +74,4 @@ static __attribute__((noinline)) void avx512_set_lines(char *d, int c, size_t n)
 	flushset_lines(d, c, n, FLUSHCACHE_NT_EDGES_MIN, &v, avx512_set_line);
 }
 
-FLUSHSET_ENTRY(memset_flushcache_avx512, avx512_set_lines)
+FLUSHSET_ENTRY(memset_flushcache_avx512, avx512_set_lines, nt_set_words)
