@@ -80,6 +80,12 @@ static void movnti_fill(void *dst, size_t len, const void *pattern)
 	_Pragma("GCC unroll 8")
 	for (int i = 0; i < 8; i++)
 		memcpy(&v[i], (const char *)pattern + 8 * i, 8);
+	if (len == 64) {	/* a lone line first (sse2_fill()) */
+		_Pragma("GCC unroll 8")
+		for (int i = 0; i < 8; i++)
+			_mm_stream_si64((long long *)(void *)(d + 8 * i), v[i]);
+		return;
+	}
 	for (size_t off = 0; off + 64 <= len; off += 64) {
 		_Pragma("GCC unroll 8")
 		for (int i = 0; i < 8; i++)
@@ -115,6 +121,21 @@ static void sse2_copy(void *dst, const void *src, size_t len)
 	}
 }
 
+/*
+ * Every fill strategy takes a lone line as straight stores first, as the
+ * copies do (copy_by_lines()): lib/'s avx2 fill stores an aligned 64-byte
+ * fill that way, and its 3.2-3.4 ns cold beat this loop's same four
+ * stores (2.9-3.7) by 4 % in one of two default set runs (AMD EPYC family
+ * 0x17 model 0x31).
+ */
+#define SSE2_FILL_LINE(d)							\
+	do {									\
+		_mm_stream_si128((void *)(d), a);				\
+		_mm_stream_si128((void *)((d) + 16), b);			\
+		_mm_stream_si128((void *)((d) + 32), c);			\
+		_mm_stream_si128((void *)((d) + 48), e);			\
+	} while (0)
+
 static void sse2_fill(void *dst, size_t len, const void *pattern)
 {
 	const char *p = pattern;
@@ -122,12 +143,12 @@ static void sse2_fill(void *dst, size_t len, const void *pattern)
 	__m128i c = _mm_loadu_si128((const void *)(p + 32)), e = _mm_loadu_si128((const void *)(p + 48));
 	char *d = dst;
 
-	for (size_t off = 0; off + 64 <= len; off += 64) {
-		_mm_stream_si128((void *)(d + off), a);
-		_mm_stream_si128((void *)(d + off + 16), b);
-		_mm_stream_si128((void *)(d + off + 32), c);
-		_mm_stream_si128((void *)(d + off + 48), e);
+	if (len == 64) {
+		SSE2_FILL_LINE(d);
+		return;
 	}
+	for (size_t off = 0; off + 64 <= len; off += 64)
+		SSE2_FILL_LINE(d + off);
 }
 
 /*
@@ -153,6 +174,10 @@ static void movdir64b_fill(void *dst, size_t len, const void *pattern)
 {
 	char *d = dst;
 
+	if (len == 64) {	/* a lone line first (sse2_fill()) */
+		movdir64b(d, (const char *)pattern);
+		return;
+	}
 	for (size_t off = 0; off + 64 <= len; off += 64)
 		movdir64b(d + off, (const char *)pattern);
 }

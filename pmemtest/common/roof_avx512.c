@@ -47,6 +47,10 @@ void roof_avx512_fill(void *dst, size_t len, const void *pattern)
 	__m512i v = _mm512_loadu_si512(pattern);
 	char *d = dst;
 
+	if (len == 64) {	/* a lone line first (sse2_fill() in roof.c) */
+		_mm512_stream_si512((void *)d, v);
+		return;
+	}
 	for (size_t off = 0; off + 64 <= len; off += 64)
 		_mm512_stream_si512((void *)(d + off), v);
 }
