@@ -137,9 +137,9 @@ KFLUSH_INLINE void vec_set_line(char *d, kflush_xmm x)
  * 0x17 model 0x31 (Zen 2), copy-bench set, fixed layout, three runs of 11
  * rounds, CPU time, avx2 over the movnti variant beside it (which keeps
  * the words): cold 1.08-1.12 at 32-56 B, 1.13 at 64, 1.19-1.23 at 80-96,
- * 1.00-1.25 at 128-224; hot 0.97-1.18. Below 32 bytes a direct timing of
- * packed fills (each call's line completed by the next) had the words
- * ahead: 16 B 2.1 ns against 4.3, 24 B 2.5 against 2.8. An aligned line
+ * 1.00-1.25 at 128-224; hot 0.97-1.18. Below 32 bytes a direct timing
+ * (outside pmemtest) of packed fills, each call's line completed by the
+ * next, had the words ahead: 16 B 2.1 ns against 4.3, 24 B 2.5 against 2.8. An aligned line
  * is four straight stores: through the loop it took 4.4-4.7 ns cold, 3.3
  * without it, the words 3.7-3.8.
  */
@@ -318,12 +318,13 @@ void flushset_short(char *d, int c, size_t n);
  * @words, NT stores whole lines and all, as the copy's small path does
  * (nt_copy_small()): in the entry, where the frame-free stores need no
  * call. @words is nt_set_words(), or vec_set_words() where the variant
- * measured faster with it. AMD EPYC family 0x17 model 0x31 (Zen 2), copy-bench set, three
- * alternations of 9 rounds, CPU time, speed over glibc memset plus
- * kflush_flush: 64 B at a line boundary cold 1.02-1.21 with the driver,
- * 1.19-1.33 with the words in flushset_short(); in the entry, beside a
- * variant that still called flushset_short() for them, 1.15-1.45x that
- * variant's speed cold and 1.05-1.20x hot at 64-192 B. Any other short
+ * measured faster with it. AMD EPYC family 0x17 model 0x31 (Zen 2),
+ * copy-bench set, three alternations of 9 rounds, CPU time, speed over
+ * glibc memset plus kflush_flush: 64 B at a line boundary cold 1.02-1.21
+ * with the driver, 1.19-1.33 with the words in flushset_short(); in the
+ * entry, beside a variant that still called flushset_short() for them,
+ * 1.15-1.45x that variant's speed cold and 1.05-1.20x hot at 64-192 B
+ * (the words, before vec_set_words()). Any other short
  * fill goes to @short_set. From FLUSHCACHE_BULK_MIN, as the copy's entry:
  * @lines, or the temporal fill for a call below @cached_below with a
  * sub-word edge.
