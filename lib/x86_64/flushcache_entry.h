@@ -137,11 +137,11 @@ KFLUSH_INLINE void vec_set_line(char *d, kflush_xmm x)
  * 0x17 model 0x31 (Zen 2), copy-bench set, fixed layout, three runs of 11
  * rounds, CPU time, avx2 over the movnti variant beside it (which keeps
  * the words): cold 1.08-1.12 at 32-56 B, 1.13 at 64, 1.19-1.23 at 80-96,
- * 1.00-1.25 at 128-224; hot 0.97-1.18. Below 32 bytes a direct timing
- * (outside pmemtest) of packed fills, each call's line completed by the
- * next, had the words ahead: 16 B 2.1 ns against 4.3, 24 B 2.5 against 2.8. An aligned line
- * is four straight stores: through the loop it took 4.4-4.7 ns cold, 3.3
- * without it, the words 3.7-3.8.
+ * 0.99-1.25 at 128-224; hot 0.97-1.18 (0.90 once, at 128). Below 32 bytes
+ * a direct timing (outside pmemtest) of packed fills, each call's line
+ * completed by the next, had the words ahead: 16 B 2.1 ns against 4.3, 24
+ * B 2.5 against 2.8. An aligned line is four straight stores: through the
+ * loop it took 4.4-4.7 ns cold, 3.3 without it, the words 3.7-3.8.
  */
 KFLUSH_INLINE void vec_set_words(char *d, uint64_t v, size_t n)
 {
