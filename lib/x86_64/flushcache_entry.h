@@ -131,23 +131,28 @@ KFLUSH_INLINE void vec_set_line(char *d, kflush_xmm x)
 }
 
 /*
- * nt_set_words() for the avx2 fills, from 32 bytes: 16-byte movntdq from
- * the first 16-byte boundary, a word at either end. No load, so no store
- * to forward from, and half the store uops of the words. AMD EPYC family
- * 0x17 model 0x31 (Zen 2), copy-bench set, fixed layout, three runs of 11
- * rounds, CPU time, avx2 over the movnti variant beside it (which keeps
- * the words): cold 1.08-1.12 at 32-56 B, 1.13 at 64, 1.19-1.23 at 80-96,
- * 0.99-1.25 at 128-224; hot 0.97-1.18 (0.90 once, at 128). Below 32 bytes
- * a direct timing (outside pmemtest) of packed fills, each call's line
- * completed by the next, had the words ahead: 16 B 2.1 ns against 4.3, 24
- * B 2.5 against 2.8. An aligned line is four straight stores: through the
- * loop it took 4.4-4.7 ns cold, 3.3 without it, the words 3.7-3.8.
+ * nt_set_words() for the avx2 fills, from 48 bytes: 16-byte movntdq from
+ * the first 16-byte boundary, a word at either end, and below a line
+ * straight stores, no loop. No load, so no store to forward from, and half
+ * the store uops of the words. AMD EPYC family 0x17 model 0x31 (Zen 2),
+ * copy-bench set, fixed layout (a call a line), three runs of 11 rounds,
+ * CPU time, avx2 over the movnti variant beside it, which keeps the words:
+ * cold 1.11-1.14 at 48-64 B, 1.20-1.27 at 80-96, 1.20-1.34 at 160 and 224,
+ * 0.94-1.04 at 128 and 192 (whole lines); hot 0.96-1.13 (0.97-1.07 at 4-40
+ * B, where both run the words). A direct timing outside pmemtest of packed
+ * fills (each line completed by the next call): with the 16-byte stores
+ * from 32 B, four runs, 32 B took 4.0-6.3 ns against the words' 3.0-4.1
+ * and 40 B 4.2-6.2 against 3.6-4.2, so the words stay below 48; from 48 B,
+ * five runs, 48-160 B gave no clear answer (80-96 B 0.81-0.94 of the
+ * words' speed, where the same words in both functions read 0.71-1.28 at
+ * 24-40 B). An aligned line is four straight stores: through the loop it
+ * took 4.4-4.7 ns cold, 3.3 without it, the words 3.7-3.8.
  */
 KFLUSH_INLINE void vec_set_words(char *d, uint64_t v, size_t n)
 {
 	const kflush_xmm x = { (long long)v, (long long)v };
 
-	if (n < 32) {
+	if (n < 48) {
 		nt_set_words(d, v, n);
 		return;
 	}
@@ -162,9 +167,21 @@ KFLUSH_INLINE void vec_set_words(char *d, uint64_t v, size_t n)
 	}
 	for (; n >= LINE; d += LINE, n -= LINE)
 		vec_set_line(d, x);
-	for (; n >= 16; d += 16, n -= 16)
+	if (n & 32) {
+		__asm__ __volatile__(KFLUSH_MOVNTDQ "%1, (%0)\n\t" KFLUSH_MOVNTDQ "%1, 16(%0)"
+				     : : "r"(d), "x"(x) : "memory");
+		d += 32;
+	}
+	if (n & 16) {
 		__asm__ __volatile__(KFLUSH_MOVNTDQ "%1, (%0)" : : "r"(d), "x"(x) : "memory");
-	nt_set_words(d, v, n);
+		d += 16;
+	}
+	if (n & 8) {
+		nt_store8(d, v);
+		d += 8;
+	}
+	if (n & 4)
+		nt_store4(d, (uint32_t)v);
 }
 #endif
 
