@@ -38,10 +38,10 @@ static inline __attribute__((always_inline)) void avx2_block(char *d, const char
 }
 
 FLUSHCACHE_VARIANT(memcpy_flushcache_avx2, AVX2_BLOCK, avx2_block, avx2_line, vec_one_line,
-		   vec_copy_small)
+		   vec_copy_small_pieces)
 
 FLUSHCACHE_SHORT_CACHED_VARIANT(memcpy_flushcache_avx2_short_cached, AVX2_BLOCK, avx2_block,
-				avx2_line, vec_one_line, vec_copy_small)
+				avx2_line, vec_one_line, vec_copy_small_pieces)
 
 FLUSHMOVE_VARIANT(memmove_flushcache_avx2, AVX2_BLOCK, avx2_block, avx2_line)
 FLUSHMOVE_SHORT_CACHED_VARIANT(memmove_flushcache_avx2_short_cached, AVX2_BLOCK, avx2_block,
