@@ -277,10 +277,10 @@ void flushcache_short(char *d, const char *s, size_t n);
  *
  * Below FLUSHCACHE_BULK_MIN, the small 8-aligned copy of a multiple of 4
  * (the other struct page sizes) goes to @small, decided before any frame
- * is set up: NT words and no edge, what
- * flushcache_lines() would do anyway (nt_copy_small), or with 16-byte
- * stores where the variant may use them (vec_copy_small); any other short
- * copy to flushcache_short().
+ * is set up: NT words and no edge, what flushcache_lines() would do
+ * anyway (nt_copy_small), or with 16-byte stores where the variant may
+ * use them (vec_copy_small, and vec_copy_small_pieces for more sizes);
+ * any other short copy to flushcache_short().
  * @one_line is the line store of that first case; a variant may load it
  * differently from the lines of a longer copy (vec_one_line()).
  *
