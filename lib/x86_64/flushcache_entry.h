@@ -40,8 +40,9 @@ KFLUSH_INLINE void nt_copy_unrolled(char *d, const char *s, const size_t n)
  * page sizes: with the test first in the variant's entry, a packed 80 B
  * struct page fell from 1.35x the kernel variant's speed to 1.17x.
  */
-KFLUSH_INLINE void nt_copy_small(char *d, const char *s, size_t n,
-				 void (*line)(char *d, const char *s))
+KFLUSH_INLINE void nt_copy_small_at(char *d, const char *s, size_t n,
+				    void (*line)(char *d, const char *s),
+				    void (*words)(char *d, const char *s, size_t n))
 {
 	switch (n) {
 	case 56: nt_copy_unrolled(d, s, 56); return;
@@ -54,7 +55,13 @@ KFLUSH_INLINE void nt_copy_small(char *d, const char *s, size_t n,
 			line(d, s);
 		return;
 	}
-	nt_copy_words(d, s, n);
+	words(d, s, n);
+}
+
+KFLUSH_INLINE void nt_copy_small(char *d, const char *s, size_t n,
+				 void (*line)(char *d, const char *s))
+{
+	nt_copy_small_at(d, s, n, line, nt_copy_words);
 }
 
 /*
@@ -81,12 +88,13 @@ KFLUSH_INLINE void nt_copy_small(char *d, const char *s, size_t n,
 /*
  * The avx2 variants' other short word-shaped copies, 60-252 B that are
  * neither a struct page size the unrolled cases take nor whole aligned
- * lines: a word to the first 16-byte boundary, then the 16-byte pieces of
- * the header's constant-size path (two 8-byte loads each, so a source just
- * written forwards), straight below a line, and the words left. AMD EPYC
- * family 0x17 model 0x31 (Zen 2), alternating builds, three runs each, CPU
- * time, avx2's speed over the movnti variant's beside it (the words in
- * both builds), after over before: copy-bench struct-page, packed, 72 B
+ * lines (nt_copy_small_at()'s last case from vec_copy_small_at()): a word
+ * to the first 16-byte boundary, then the 16-byte pieces of the header's
+ * constant-size path (two 8-byte loads each, so a source just written
+ * forwards), straight below a line, and the words left. AMD EPYC family
+ * 0x17 model 0x31 (Zen 2), alternating builds, three runs each, CPU time,
+ * avx2's speed over the movnti variant's beside it (the words in both
+ * builds), after over before: copy-bench struct-page, packed, 72 B
  * 1.03-1.06, 88 B 1.12-1.13, 104-224 B 1.00-1.21; sweep, fixed layout,
  * 72-224 B hot 1.05-1.13, cold 0.97-1.19, where the unchanged 64 and 96 B
  * read 0.91-1.06. Below 56 B such pieces (in a loop) lost to the words on
@@ -136,11 +144,7 @@ KFLUSH_INLINE void vec_copy_small_at(char *d, const char *s, size_t n,
 		nt_copy_words(d, s, n);
 		return;
 	}
-	if (pieces && n > 56 && n != 64 && n != 80 && n != 96 && (((uintptr_t)d | n) & (LINE - 1))) {
-		vec_copy_pieces(d, s, n);
-		return;
-	}
-	nt_copy_small(d, s, n, line);
+	nt_copy_small_at(d, s, n, line, pieces ? vec_copy_pieces : nt_copy_words);
 }
 
 KFLUSH_INLINE void vec_copy_small(char *d, const char *s, size_t n,
