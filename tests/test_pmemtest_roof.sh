@@ -335,6 +335,58 @@ if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/ierr.txt" -q init-bench --size 64M --mod
 		fail "forced roof error: init-bench: $(grep -m3 'roof\|fixed' "$T/ierr.txt")"
 	fi
 fi
+
+# init-bench's targets (pmemtest(1), OUTPUT): the issue's limits, written
+# here; each value is the ratio of two methods' medians in the same JSON
+# (generic's, the roof's or pmem2's over fixed's), and met says whether the
+# value is within its limit, or is null when fixed ran over the roof.
+itargets_ok='
+	. as $d | (.namespaces | length > 0) and (.namespaces | all(.name as $ns | .targets as $t
+	| ($d.results | map(select(.namespace == $ns)) | map({key: .contender, value: .})
+	   | from_entries) as $r
+	| ([["generic/fixed", "generic", true, 1.3], ["fixed/roof", "roof", false, 0.95],
+	    ["fixed/pmem2", "pmem2", false, 2.3]]
+	   | map(select($r.fixed != null and $r[.[1]] != null))) as $want
+	| ($t | map(.name)) == ($want | map(.[0]))
+	and all($want[]; . as [$name, $ref, $at_most, $lim]
+		| ($t[] | select(.name == $name)) as $e
+		| ($r[$ref].median_ns / $r.fixed.median_ns) as $v
+		| (($e.value - $v) | fabs) < 1e-9 * $v and $e.at_most == $at_most and $e.limit == $lim
+		and (if $ref == "roof" and $r.fixed.roof_error then $e.met == null
+		     else $e.met == (if $at_most then $v <= $lim else $v >= $lim end) end))))'
+# The text's target lines: each verdict word agrees with its printed value
+# and limit (values within rounding of the limit are not judged).
+itext_ok() { # file
+	awk '/^  target / { n++; v = $5 + 0; lim = $4 + 0; w = $6 $7
+		if (w != "(met)" && w != "(NOTmet)" && w != "(rooferror)") bad = 1
+		if (w == "(rooferror)") next
+		if ((v - lim) * (v - lim) < 0.005 * 0.005) next
+		good = $3 == "<=" ? v <= lim : v >= lim
+		if (good != (w == "(met)")) bad = 1 }
+		END { exit bad || n != 3 }' "$1"
+}
+n=$((n + 1))
+if run "$T/it.json" --json -q init-bench --size 64M --methods generic,fixed,pmem2,roof --repeat 2 &&
+   run "$T/it.txt" -q init-bench --size 64M --mode fsdax --methods generic,fixed,pmem2,roof --repeat 2; then
+	if ! jq -e "$itargets_ok" "$T/it.json" > /dev/null; then
+		fail "init-bench targets: $(jq -c '[.namespaces[] | .targets]' "$T/it.json" | head -c 400)"
+	elif ! itext_ok "$T/it.txt"; then
+		fail "init-bench target lines: $(grep '^  target' "$T/it.txt")"
+	else
+		ok "init-bench targets: the ratios of the methods' medians, judged against the issue's limits"
+	fi
+fi
+n=$((n + 1))
+if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/itr.json" --json -q init-bench --size 64M --mode devdax \
+	--methods fixed,roof --repeat 1; then
+	if jq -e "$itargets_ok" "$T/itr.json" > /dev/null &&
+	   grep -q '^  target fixed/roof >= 0.95: [0-9.]* (roof error)$' "$T/ierr.txt"; then
+		ok "forced roof error: init-bench's fixed/roof target has no verdict"
+	else
+		fail "forced roof error: init-bench targets: $(jq -c '[.namespaces[] | .targets]' "$T/itr.json" |
+			head -c 300) $(grep '^  target' "$T/ierr.txt")"
+	fi
+fi
 n=$((n + 1))
 PMEMTEST_TEST_ROOF_SCALE=fast "$PMEMTEST" -q copy-bench --mode sweep --sizes 64 --repeat 1 \
 	--buffer 8M > /dev/null 2> "$T/err"
