@@ -10,13 +10,30 @@
 
 #include "kflush.h"
 #include "copy.h"
+#include "../common/output.h"
+
+/*
+ * Issue 10 asks the AMD hosts for 1.3x PMDK (avx2 against PMDK's avx512 on
+ * Zen 5: 1.35-1.4x). Where PMDK streams the widest store the CPU does best
+ * (avx2 on Zen 2), the roof bounds what any copy can gain over it: the line
+ * gives the roof's own lead at the worst size, so the verdict can be read.
+ */
+#define BULK_AMD_OVER_PMDK 1.3
+
+static bool cpu_is_amd(void)
+{
+	char vendor[32];
+
+	output_cpuinfo("vendor_id", vendor, sizeof(vendor));
+	return strcmp(vendor, "AuthenticAMD") == 0;
+}
 
 /* Notes on the issues' targets, computed from the medians. */
 static void bulk_targets(struct copy_run *x, int g, const struct copy_contender *v, size_t nv,
 		     const size_t *sizes, size_t nsizes)
 {
 	const struct copy_contender *bound = NULL;
-	double worst_peer = 1e9, worst_roof = 1e9;
+	double worst_peer = 1e9, worst_roof = 1e9, roof_at_peer = 0;
 	size_t at_peer = 0, at_roof = 0;
 
 	for (size_t i = 0; i < nv; i++)
@@ -40,6 +57,7 @@ static void bulk_targets(struct copy_run *x, int g, const struct copy_contender 
 		if (peer && me / peer < worst_peer) {
 			worst_peer = me / peer;
 			at_peer = sizes[s];
+			roof_at_peer = roof / peer;
 		}
 		if (roof && me / roof < worst_roof) {
 			worst_roof = me / roof;
@@ -49,6 +67,11 @@ static void bulk_targets(struct copy_run *x, int g, const struct copy_contender 
 	if (at_peer)
 		bench_res_note(x->res, "target bulk: %s >= best PMDK at every size: worst %.2fx at %zu B (%s)",
 			       bound->name, worst_peer, at_peer, worst_peer >= 1 ? "met" : "NOT met");
+	if (at_peer && cpu_is_amd())
+		bench_res_note(x->res, "target bulk (AMD): %s >= %.1fx best PMDK at every size: worst "
+			       "%.2fx at %zu B (%s; the roof ran %.2fx best PMDK there)", bound->name,
+			       BULK_AMD_OVER_PMDK, worst_peer, at_peer,
+			       worst_peer >= BULK_AMD_OVER_PMDK ? "met" : "NOT met", roof_at_peer);
 	if (at_roof)
 		bench_res_note(x->res, "target bulk: %s >= 0.9x roof: worst %.2fx at %zu B (%s)",
 			       bound->name, worst_roof, at_roof, worst_roof >= 0.9 ? "met" : "NOT met");
