@@ -441,6 +441,25 @@ if KFLUSH_HWCAPS=$mask run "$T/info.json" --json info &&
 	check_bound "$T/mb.json" "KFLUSH_HWCAPS=$mask bound"
 fi
 
+# copy-bench's roof target line (pmemtest(1), ROOFS): its count is the
+# roof error lines printed, its cells the table's rows of contenders
+# (not roofs) whose x roof is a ratio or ERROR, met only without errors.
+roof_target_ok() { # file
+	awk '/^ +(<=)?[0-9]+[KMG]? +[a-z]/ && NF >= 8 && $2 !~ /^roof:/ && $NF != "-" { cells++ }
+		/^roof error: / { errs++ }
+		/^target roof >= every contender \(within 3 %\): / { n++; e = $9; c = $13
+			w = $NF; sub(/^\(/, "", w); sub(/\)$/, "", w); if ($(NF-1) == "(NOT") w = "NOT" }
+		END { exit !(n == 1 && e == errs + 0 && c == cells + 0 &&
+			     (errs ? w == "NOT" : w == "met")) }' "$1"
+}
+n=$((n + 1))
+if roof_target_ok "$T/err.txt" && roof_target_ok "$T/mb.txt"; then
+	ok "copy-bench's roof target line counts the roof errors and the cells with a roof"
+else
+	fail "roof target line: $(grep -h '^target roof' "$T/err.txt" "$T/mb.txt")"
+fi
+
+
 if [ "$fails" -ne 0 ]; then
 	echo "$fails checks failed"
 	exit 1
