@@ -71,12 +71,13 @@ cells_ok='
 # its own group's best roof median at its size, every cell of that size
 # must have rounds 0..R+A-1, A being 3R+1 but at least 41; every other
 # cell exactly 0..R-1. In copy-bench's sweep, bulk and set, and in
-# clear-bench, a cold size whose m contenders' spans fit the buffer (one
-# each) runs the least multiple of m from A instead: in copy-bench's fixed layout a span is calls - 1 strides of the
-# size rounded up to a line, plus the size, rounded up to a page; in
-# clear-bench it is the bytes a sample clears, rounded up to a page; in
-# copy-bench's other layouts, whose offsets are random, either count
-# passes.
+# clear-bench, a cold size runs the least multiple of n from A instead, n
+# being its m contenders or, when fewer of their spans fit the buffer side
+# by side, that many: in copy-bench's fixed layout a span is calls - 1
+# strides of the size rounded up to a line, plus the size, rounded up to a
+# page; in clear-bench it is the bytes a sample clears, rounded up to a
+# page; in copy-bench's other layouts, whose offsets are random, any n
+# from 1 to m passes, or A.
 confirm_ok='
 	.options.repeat as $R
 	| .options.buffer as $buf
@@ -92,7 +93,9 @@ confirm_ok='
 	 | map({key: (.[0] | key), value: (map(first_gbps) | max)}) | from_entries) as $roof
 	| def over: .class != "roof" and $roof[key] != null and first_gbps > 1.03 * $roof[key];
 	  def again: [3 * $R + 1, 41] | max;
-	  def pooled: $m[key] as $n | [range(0; $R + (again | up($n)))];
+	  # n spans: one per contender, or as many as fit the buffer
+	  def pooled(sp): ([$m[key], ($buf / sp | floor)] | min) as $n
+		| [range(0; $R + (again | up($n)))];
 	  def plain: [range(0; $R + again)];
 	  def pool_rule: .cache == "cold" and ($cmd == "clear-bench" or ($cmd == "copy-bench"
 			 and (.mode == "sweep" or .mode == "bulk" or .mode == "set")));
@@ -102,10 +105,11 @@ confirm_ok='
 		| if (key as $k | any($again[]; . == $k) | not) then $r == [range(0; $R)]
 		  elif (pool_rule | not) then $r == plain
 		  elif $cmd == "clear-bench" then
-			(if $m[key] * (.bytes | up(4096)) <= $buf then $r == pooled else $r == plain end)
+			$r == pooled(.bytes | up(4096))
 		  elif .layout == "fixed" then
-			(if $m[key] * span <= $buf then $r == pooled else $r == plain end)
-		  else $r == pooled or $r == plain end)'
+			$r == pooled(span)
+		  else $r == plain or any(range(1; $m[key] + 1); . as $n
+			| $r == [range(0; $R + (again | up($n)))]) end)'
 
 # The numbers of a size measured again are of its second pass alone
 # (pmemtest(1), ROOFS): every cell's median_ns is the median of its samples
@@ -257,23 +261,27 @@ check_forced_again() { # file what
 			n: (.samples | length)}]' "$1" | head -c 400)"
 	fi
 }
-# The Latin square of pmemtest(1), ROOFS, from the spans the samples carry
-# (--repeat 1): in each round of the second pass the m cold contenders are
-# on m different spans, and each contender is on every span equally often;
-# the first pass and the hot cells name none.
+# The span pool of pmemtest(1), ROOFS, from the spans the samples carry
+# (--repeat 1), n spans for m cold contenders (n = $2): each round of the
+# second pass puts the m contenders on the n spans as evenly as can be
+# (with n = m, each on a span of its own: a Latin square), and each
+# contender is on every span equally often; the first pass and the hot
+# cells name none.
 latin_ok='[.results[] | select(.cache == "cold")] as $c | ($c | length) as $m |
+	(if $n > 0 then $n else $m end) as $n |
 	($c | all(.samples | all(if .round == 0 then has("span") | not
-				 else (.span | type == "number") end))) and
+				 else (.span | type == "number" and . >= 0 and . < $n) end))) and
 	([$c[].samples[] | select(.round > 0)] | group_by(.round) |
-	 all(map(.span) | sort == [range(0; $m)])) and
+	 all(map(.span) | group_by(.) | map(length) |
+	     length == $n and min == ($m / $n | floor) and max == ($m / $n | ceil))) and
 	($c | all([.samples[] | select(.round > 0) | .span] | group_by(.) |
-		  map(length) as $k | ($k | length) == $m and ($k | unique | length) == 1)) and
+		  map(length) as $k | ($k | length) == $n and ($k | unique | length) == 1)) and
 	([.results[] | select(.cache == "hot") | .samples[] | has("span")] | any | not)'
 
-check_latin() { # file what
+check_latin() { # file what [spans, default one per contender]
 	n=$((n + 1))
-	if jq -e "$latin_ok" "$1" > /dev/null; then
-		ok "$2: each round puts the contenders on different spans, each contender on every span alike"
+	if jq -e --argjson n "${3:-0}" "$latin_ok" "$1" > /dev/null; then
+		ok "$2: each round spreads the contenders over the ${3:-m} spans, each contender on every span alike"
 	else
 		fail "$2: spans not a Latin square: $(jq -c '[.results[] | select(.cache == "cold") |
 			[.samples[] | .span]]' "$1" | head -c 400)"
@@ -298,6 +306,23 @@ if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/pool.json" --json -q copy-bench --mode s
 	fi
 	check_confirm "$T/pool.json" "forced roof error on a span pool"
 	check_latin "$T/pool.json" "forced roof error on a span pool"
+fi
+# At 1 MiB a sweep sample copies 8 calls, a span of 8 MiB, and a 16 MiB
+# buffer holds two: the second pass runs on those two, every contender
+# equally often on each, the least even count of rounds from 41.
+n=$((n + 1))
+if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/pool2.json" --json -q copy-bench --mode sweep --sizes 1M \
+	--layout fixed --cache cold --repeat 1 --buffer 16M; then
+	if jq -e '(.results | length) > 4 and
+			(.results | all(.calls == 8 and (.samples | length) == 1 + 42))' \
+			"$T/pool2.json" > /dev/null; then
+		ok "forced roof error, two spans for more contenders: every contender ran 42 more rounds"
+	else
+		fail "forced roof error, two spans: $(jq -c '[.results[] | {contender, calls,
+			n: (.samples | length)}]' "$T/pool2.json" | head -c 400)"
+	fi
+	check_confirm "$T/pool2.json" "forced roof error, two spans"
+	check_latin "$T/pool2.json" "forced roof error, two spans" 2
 fi
 if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/sperr.json" --json -q copy-bench --mode struct-page \
 	--span 1M --struct-page 64 --repeat 1 --buffer 8M; then

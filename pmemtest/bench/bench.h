@@ -64,32 +64,34 @@ void bench_fill(void *p, size_t n, uint64_t seed);
 size_t bench_cold(struct bench_bufs *b, size_t span);
 
 /*
- * The spans of a cold cell's second pass, when it runs as a Latin square
- * (copy_run.c, again_pool(), says why): @m spans of the cold walk, one per
- * contender that runs at the size, and each such contender's slot among
- * them; in round r the contender in slot k is on span (k + r) mod m.
+ * The spans of a cold cell's second pass (copy_run.c, again_pool(), says
+ * why): for the m contenders that run at the size, n = min(m, as many
+ * spans as fit the buffer side by side) spans of the cold walk, and each
+ * contender's slot; in round r the contender in slot k is on span
+ * (k + r) mod n. With n = m that is a Latin square.
  */
 #define BENCH_POOL_MAX 32
 struct bench_pool {
-	size_t m;
+	size_t m, n;
 	size_t slot[BENCH_POOL_MAX];
 	size_t off[BENCH_POOL_MAX];
 };
 
 /*
- * The rounds of a pooled second pass of @m contenders on spans of @span
- * bytes: the least multiple of m that is at least @again, or 0 when m such
- * spans do not fit the buffer side by side.
+ * The rounds of a pooled second pass of @p's m contenders on spans of
+ * @span bytes: sets @p's n and returns the least multiple of n that is at
+ * least @again, so that every contender runs equally often on every span;
+ * 0 when not even one span fits.
  */
-unsigned int bench_pool_rounds(const struct bench_bufs *b, size_t m, size_t span,
+unsigned int bench_pool_rounds(const struct bench_bufs *b, struct bench_pool *p, size_t span,
 			       unsigned int again);
-/* Takes @p's m spans of @span bytes from the cold walk. */
+/* Takes @p's n spans of @span bytes from the cold walk, side by side. */
 void bench_pool_take(struct bench_bufs *b, struct bench_pool *p, size_t span);
 
 static inline unsigned int bench_pool_span(const struct bench_pool *p, size_t slot,
 					   unsigned int r)
 {
-	return (unsigned int)((slot + r) % p->m);
+	return (unsigned int)((slot + r) % p->n);
 }
 size_t bench_hot_base(const struct bench_bufs *b);
 /*

@@ -228,18 +228,23 @@ size_t bench_cold(struct bench_bufs *b, size_t span)
 	return off;
 }
 
-unsigned int bench_pool_rounds(const struct bench_bufs *b, size_t m, size_t span,
+unsigned int bench_pool_rounds(const struct bench_bufs *b, struct bench_pool *p, size_t span,
 			       unsigned int again)
 {
 	span = (span + 4095) & ~(size_t)4095;
-	if (!m || m > BENCH_POOL_MAX || m * span > b->len)
+	p->n = 0;
+	if (!p->m || p->m > BENCH_POOL_MAX || span > b->len)
 		return 0;
-	return (again + (unsigned int)m - 1) / (unsigned int)m * (unsigned int)m;
+	p->n = b->len / span < p->m ? b->len / span : p->m;
+	return (again + (unsigned int)p->n - 1) / (unsigned int)p->n * (unsigned int)p->n;
 }
 
 void bench_pool_take(struct bench_bufs *b, struct bench_pool *p, size_t span)
 {
-	for (size_t j = 0; j < p->m; j++)
+	/* From the start when the walk would wrap among them: no two overlap. */
+	if (b->cold_cursor + p->n * ((span + 4095) & ~(size_t)4095) > b->len)
+		b->cold_cursor = 0;
+	for (size_t j = 0; j < p->n; j++)
 		p->off[j] = bench_cold(b, span);
 }
 

@@ -212,9 +212,9 @@ _Static_assert(CLEAR_MAX_CONTENDERS <= BENCH_POOL_MAX, "a pool slot per contende
 /*
  * A contender over the roof after the rounds asked for: every contender of
  * the extent runs BENCH_AGAIN_ROUNDS more, as in copy-bench (copy_run.c
- * says why), or cold, where the contenders' areas fit the buffer side by
- * side, the least multiple of their number from there on a pool of those
- * areas, each contender once on each (bench_pool_rounds()); the extent's
+ * says why), or cold the least multiple of n from there on a pool of n
+ * areas, one per contender or as many as fit the buffer side by side,
+ * each contender equally often on each (bench_pool_rounds()); the extent's
  * numbers and verdict are of those rounds alone (bench_res_screen()).
  * Every sample refills its area and, cold, evicts
  * it before it is timed, so a pooled area is as cold as a new one.
@@ -229,7 +229,7 @@ static int confirm_roof(struct clear_run *x, int g, bool hot, size_t ext)
 		return 1;
 	for (size_t j = 0; j < x->nv; j++)
 		pool.slot[j] = j;
-	pooled = hot ? 0 : bench_pool_rounds(&x->b, x->nv, area, BENCH_AGAIN_ROUNDS(x->rounds));
+	pooled = hot ? 0 : bench_pool_rounds(&x->b, &pool, area, BENCH_AGAIN_ROUNDS(x->rounds));
 	again = pooled ? pooled : BENCH_AGAIN_ROUNDS(x->rounds);
 	if (pooled)
 		bench_pool_take(&x->b, &pool, area);

@@ -225,10 +225,9 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
  * beats the roof stays above it however many rounds it runs. The notes
  * count the cells that were over.
  *
- * A cold cell whose spans fit the buffer one per contender is measured
- * again on a pool of spans that every contender runs on alike
- * (again_pool()), so that the spans a contender draws cannot decide the
- * verdict either.
+ * A cold cell is measured again on a pool of spans that every contender
+ * runs on alike (again_pool()), so that the spans a contender draws
+ * cannot decide the verdict either.
  */
 unsigned int copy_over_roof(struct copy_run *x, int g, size_t size, size_t nv, uint64_t cost,
 			    unsigned int rounds)
@@ -243,19 +242,24 @@ unsigned int copy_over_roof(struct copy_run *x, int g, size_t size, size_t nv, u
 }
 
 /*
- * The second pass of a cold cell as a Latin square: one span per
- * contender that runs at the size (m of them), taken from the cold walk,
- * and in round r the contender in slot k on span (k + r) mod m, for the
- * least multiple of m rounds that is at least BENCH_AGAIN_ROUNDS, so that
- * every contender runs once on every span and all of them on the same
- * memory. A span comes round again after the others' spans, so it is
- * evicted before each sample. Returns the rounds and fills @p's slots, or
- * returns 0 when the spans do not fit (a hot cell, or m spans larger than
- * the buffer: then new spans, as in the first pass); confirm_roof() takes
+ * The second pass of a cold cell on a pool of spans: one span per
+ * contender that runs at the size (m of them), or as many as fit the
+ * buffer side by side when that is fewer (n), taken from the cold walk,
+ * and in round r the contender in slot k on span (k + r) mod n, for the
+ * least multiple of n rounds that is at least BENCH_AGAIN_ROUNDS, so that
+ * every contender runs equally often on every span and all of them on
+ * the same memory (with n = m a Latin square). A span comes round again,
+ * so it is evicted before each sample. Returns the rounds and fills @p's
+ * slots, or returns 0 for a hot cell (no spans); confirm_roof() takes
  * the spans. AMD EPYC family 0x17 model 0x31 (Zen 2), five alternating
  * runs of copy-bench --mode sweep,set,bulk --cache cold: 7, 1, 0, 1 and 8
  * roof errors (1.03-1.08x) with new spans, 1, 2, 0, 2 and 0
- * (1.031-1.037x) on the pool.
+ * (1.031-1.037x) on the pool. Spans of the same size run at different
+ * speeds: an avx2 NT copy of 256 MiB at each of the three offsets a 1 GiB
+ * buffer holds, four runs of 21 interleaved rounds, had its slowest
+ * offset 3-10 % behind its fastest; before n < m was pooled, the 256 MiB
+ * cells, with new spans, had the avx2 copies over their own loop's roof
+ * (1.03-1.06x) in two of four default runs.
  */
 _Static_assert(COPY_MAX_CONTENDERS <= BENCH_POOL_MAX, "a pool slot per contender");
 
@@ -268,7 +272,7 @@ static unsigned int again_pool(const struct copy_run *x, bool hot, enum bench_la
 		p->slot[k] = applies(&v[k], layout, size) ? p->m++ : 0;
 	if (hot)
 		return 0;
-	return bench_pool_rounds(&x->b, p->m, size_calls_span(c), BENCH_AGAIN_ROUNDS(x->o.rounds));
+	return bench_pool_rounds(&x->b, p, size_calls_span(c), BENCH_AGAIN_ROUNDS(x->o.rounds));
 }
 
 static bool confirm_roof(struct copy_run *x, int g, bool hot, enum bench_layout layout, size_t size,
