@@ -255,9 +255,9 @@ unsigned int copy_over_roof(struct copy_run *x, int g, size_t size, size_t nv, u
  * runs of copy-bench --mode sweep,set,bulk --cache cold: 7, 1, 0, 1 and 8
  * roof errors (1.03-1.08x) with new spans, 1, 2, 0, 2 and 0
  * (1.031-1.037x) on the pool. Spans of the same size run at different
- * speeds: an avx2 NT copy of 256 MiB at each of the three offsets a 1 GiB
- * buffer holds, four runs of 21 interleaved rounds, had its slowest
- * offset 3-10 % behind its fastest; before n < m was pooled, the 256 MiB
+ * speeds: an avx2 NT copy of 256 MiB at three offsets of a 1 GiB buffer,
+ * four runs of 21 interleaved rounds, had its slowest offset 3-10 %
+ * behind its fastest; before n < m was pooled, the 256 MiB
  * cells, with new spans, had the avx2 copies over their own loop's roof
  * (1.03-1.06x) in two of four default runs.
  */
