@@ -131,7 +131,8 @@ KFLUSH_INLINE void vec_copy_pieces(char *d, const char *s, size_t n)
 }
 
 KFLUSH_INLINE void vec_copy_small_at(char *d, const char *s, size_t n,
-				     void (*line)(char *d, const char *s), const int pieces)
+				     void (*line)(char *d, const char *s),
+				     void (*words)(char *d, const char *s, size_t n))
 {
 	if ((((uintptr_t)d & 15) | ((n - 80) & ~(size_t)16)) == 0) {	/* 80 or 96 */
 		if (n == 80)
@@ -144,20 +145,20 @@ KFLUSH_INLINE void vec_copy_small_at(char *d, const char *s, size_t n,
 		nt_copy_words(d, s, n);
 		return;
 	}
-	nt_copy_small_at(d, s, n, line, pieces ? vec_copy_pieces : nt_copy_words);
+	nt_copy_small_at(d, s, n, line, words);
 }
 
 KFLUSH_INLINE void vec_copy_small(char *d, const char *s, size_t n,
 				  void (*line)(char *d, const char *s))
 {
-	vec_copy_small_at(d, s, n, line, 0);
+	vec_copy_small_at(d, s, n, line, nt_copy_words);
 }
 
 /* The avx2 variants' (avx512 was not measured with the pieces). */
 KFLUSH_INLINE void vec_copy_small_pieces(char *d, const char *s, size_t n,
 					 void (*line)(char *d, const char *s))
 {
-	vec_copy_small_at(d, s, n, line, 1);
+	vec_copy_small_at(d, s, n, line, vec_copy_pieces);
 }
 
 /*
