@@ -140,9 +140,14 @@ static int map_pmem2(struct bench_bufs *b, size_t alloc)
  * that a sample of whole pages (copy-page, clear-bench) starts on one
  * whatever --buffer says; the cold spans start on one already.
  */
+static size_t page_up(size_t n)
+{
+	return (n + 4095) & ~(size_t)4095;
+}
+
 static size_t hot_base(size_t len)
 {
-	return (len + 4095) & ~(size_t)4095;
+	return page_up(len);
 }
 
 static size_t alloc_len(size_t len)
@@ -220,7 +225,7 @@ size_t bench_cold(struct bench_bufs *b, size_t span)
 {
 	size_t off;
 
-	span = (span + 4095) & ~(size_t)4095;
+	span = page_up(span);
 	if (b->cold_cursor + span > b->len)
 		b->cold_cursor = 0;
 	off = b->cold_cursor;
@@ -231,7 +236,7 @@ size_t bench_cold(struct bench_bufs *b, size_t span)
 unsigned int bench_pool_rounds(const struct bench_bufs *b, struct bench_pool *p, size_t span,
 			       unsigned int again)
 {
-	span = (span + 4095) & ~(size_t)4095;
+	span = page_up(span);
 	p->n = 0;
 	if (!p->m || p->m > BENCH_POOL_MAX || span > b->len)
 		return 0;
@@ -242,7 +247,7 @@ unsigned int bench_pool_rounds(const struct bench_bufs *b, struct bench_pool *p,
 void bench_pool_take(struct bench_bufs *b, struct bench_pool *p, size_t span)
 {
 	/* From the start when the walk would wrap among them: no two overlap. */
-	if (b->cold_cursor + p->n * ((span + 4095) & ~(size_t)4095) > b->len)
+	if (b->cold_cursor + p->n * page_up(span) > b->len)
 		b->cold_cursor = 0;
 	for (size_t j = 0; j < p->n; j++)
 		p->off[j] = bench_cold(b, span);
