@@ -87,6 +87,11 @@ Test(dispatch, cpu_rules)
 					 NULL), "tuned", "Emerald Rapids memcpy");
 	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xa7), KFLUSH_OP_COPY_SAFE,
 					 NULL), "erms", "model 0xa7 copy_safe");
+	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xa7),
+					 KFLUSH_OP_MEMSET_FLUSHCACHE, NULL), "avx512_short_cached",
+			 "model 0xa7 flush-fill");
+	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
+				       KFLUSH_OP_MEMSET_FLUSHCACHE, NULL), "Emerald Rapids: no flush-fill rule");
 	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf), KFLUSH_OP_COPY_SAFE,
 					 NULL), "erms", "Emerald Rapids copy_safe");
 	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31), KFLUSH_OP_MEMCPY,

@@ -337,9 +337,66 @@ Test(flushcache_stores, long_copies_all_nt, .init = setup, .fini = teardown)
 
 Test(flushcache_stores, long_sets_all_nt, .init = setup, .fini = teardown)
 {
-	static const char *const names[] = { "avx512", "avx2", "avx2_short_cached", "movnti" };
+	static const char *const names[] = { "avx512", "avx512_short_cached", "avx2",
+					     "avx2_short_cached", "movnti" };
 
 	expect_all_nt_from(KFLUSH_OP_MEMSET_FLUSHCACHE, names, sizeof(names) / sizeof(names[0]));
+}
+
+/*
+ * kflush_memset_flushcache(3): an 8-byte aligned fill of a multiple of 4
+ * from 48 bytes (below FLUSHCACHE_BULK_MIN, 256), in the vector variants,
+ * is 16-byte movntdq from the first 16-byte boundary, with a movnti word
+ * at either end where needed; below 48 bytes, 8-byte words and a 4-byte
+ * one. Counted here from the rule, per width.
+ */
+Test(flushcache_stores, edge_free_fills_in_16_byte_pieces, .init = setup, .fini = teardown)
+{
+	static const char *const names[] = { "avx512", "avx512_short_cached", "avx2",
+					     "avx2_short_cached" };
+	static const size_t sizes[] = { 12, 40, 44, 48, 52, 56, 64, 100, 128, 200, 252 };
+	static const size_t doffs[] = { 0, 8, 16, 24, 40, 56 };
+	size_t ran = 0;
+
+	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
+		kflush_fn fn = variant(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v]);
+
+		if (!fn)
+			continue;
+		ran++;
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			for (size_t o = 0; o < sizeof(doffs) / sizeof(doffs[0]); o++) {
+				size_t n = sizes[i], doff = doffs[o], want[17] = { 0 }, nt = 0;
+				struct seen s;
+
+				if (n < 48) {
+					want[8] = n / 8;
+					want[4] = n % 8 / 4;
+				} else {
+					size_t head = (16 - doff % 16) % 16, body = n - head;
+
+					want[8] = (head != 0) + (body % 16 >= 8);
+					want[16] = body / 16;
+					want[4] = body % 8 / 4;
+				}
+				memset(&s, 0, sizeof(s));
+				traced_op(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v], fn, doff, n, sink, &s);
+				for (size_t w = 0; w <= 64; w++)
+					nt += s.nt[w];
+				for (size_t w = 4; w <= 16; w *= 2)
+					cr_expect_eq(s.nt[w], want[w], "memset %s n=%zu dst+%zu: %zu NT "
+						     "stores of %zu B, want %zu", names[v], n, doff,
+						     s.nt[w], w, want[w]);
+				cr_expect_eq(nt, want[4] + want[8] + want[16], "memset %s n=%zu dst+%zu: "
+					     "NT stores of other widths", names[v], n, doff);
+#ifndef __SANITIZE_ADDRESS__
+				cr_expect_eq(s.other, 0, "memset %s n=%zu dst+%zu: %zu other stores, "
+					     "first %s", names[v], n, doff, s.other, s.first_other);
+#endif
+			}
+	}
+	if (!ran)
+		cr_skip_test("no vector flush-fill variant usable here");
 }
 
 /* Prefetches run before the first store into the destination. */
@@ -469,8 +526,9 @@ static void expect_by_line(const char *what, const char *variant, enum kflush_op
 
 Test(flushcache_stores, short_calls_by_line, .init = setup, .fini = teardown)
 {
-	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx2",
-					     "avx2_short_cached", "movdir64b", "movnti" };
+	/* Each name is a variant of the flush-copy, the flush-fill or both. */
+	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx512_short_cached",
+					     "avx2", "avx2_short_cached", "movdir64b", "movnti" };
 	static const size_t sizes[] = { 1, 3, 4, 8, 12, 40, 63, 64, 65, 100, 126, 127, 128, 200,
 					 255, 300, 383, 384, 700, 767, 768, 1000 };
 	static const size_t doffs[] = { 0, 1, 3, 4, 8, 13, 56, 60, 63 };
@@ -478,11 +536,15 @@ Test(flushcache_stores, short_calls_by_line, .init = setup, .fini = teardown)
 	size_t ran = 0;
 
 	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
-		kflush_fn cp = variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]);
+		kflush_fn cp = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]) < 0 ? NULL :
+			variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]);
 		kflush_fn set = kflush_variant_find(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v]) < 0 ? NULL :
 			variant(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v]);
 
-		if (!cp)
+		cr_assert(kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]) >= 0 ||
+			  kflush_variant_find(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v]) >= 0,
+			  "no flush-copy or flush-fill variant %s", names[v]);
+		if (!cp && !set)
 			continue;
 		ran++;
 		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
@@ -490,13 +552,16 @@ Test(flushcache_stores, short_calls_by_line, .init = setup, .fini = teardown)
 				size_t n = sizes[i], doff = doffs[o];
 				char what[64];
 
-				memset(&b, 0, sizeof(b));
-				b.d0 = (uint64_t)(uintptr_t)(arena + doff);
-				b.d1 = b.d0 + n;
-				traced_with(names[v], (kflush_memcpy_flushcache_fn)cp, doff, n,
-					    bylines_sink, &b);
-				snprintf(what, sizeof(what), "memcpy %s", names[v]);
-				expect_by_line(what, names[v], KFLUSH_OP_MEMCPY_FLUSHCACHE, &b, doff, n);
+				if (cp) {
+					memset(&b, 0, sizeof(b));
+					b.d0 = (uint64_t)(uintptr_t)(arena + doff);
+					b.d1 = b.d0 + n;
+					traced_with(names[v], (kflush_memcpy_flushcache_fn)cp, doff, n,
+						    bylines_sink, &b);
+					snprintf(what, sizeof(what), "memcpy %s", names[v]);
+					expect_by_line(what, names[v], KFLUSH_OP_MEMCPY_FLUSHCACHE, &b,
+						       doff, n);
+				}
 				if (!set)
 					continue;
 				memset(&b, 0, sizeof(b));
@@ -509,7 +574,7 @@ Test(flushcache_stores, short_calls_by_line, .init = setup, .fini = teardown)
 			}
 	}
 	if (!ran)
-		cr_skip_test("no memcpy_flushcache variant of these usable here");
+		cr_skip_test("no flush-copy or flush-fill variant of these usable here");
 }
 
 /* A move to arena+8192+@doff from @dist below it; checks the bytes. */

@@ -119,6 +119,8 @@ FLUSHSET_ENTRY(memset_flushcache_movnti, flushset_short, nt_set_words)
 
 KFLUSH_IMPLS(kflush_memset_flushcache,
 	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memset_flushcache_avx512),
+	KFLUSH_IMPL("avx512_short_cached", KFLUSH_CPU_AVX512F, KFLUSH_IMPL_RULE_ONLY,
+		    memset_flushcache_avx512_short_cached),
 	KFLUSH_IMPL("avx2", KFLUSH_CPU_AVX2, 0, memset_flushcache_avx2),
 	KFLUSH_IMPL("avx2_short_cached", KFLUSH_CPU_AVX2, KFLUSH_IMPL_RULE_ONLY,
 		    memset_flushcache_avx2_short_cached),

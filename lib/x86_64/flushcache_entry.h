@@ -435,5 +435,6 @@ void memcpy_flushcache_avx512_movdir64b(void *dst, const void *src, size_t n);
 void memset_flushcache_avx2(void *dst, int c, size_t n);
 void memset_flushcache_avx2_short_cached(void *dst, int c, size_t n);
 void memset_flushcache_avx512(void *dst, int c, size_t n);
+void memset_flushcache_avx512_short_cached(void *dst, int c, size_t n);
 
 #endif /* KFLUSH_X86_FLUSHCACHE_ENTRY_H */
