@@ -133,10 +133,11 @@ for c in hot cold; do
 done
 # set: the sweep's layouts, the bound memset_flushcache variant and PMDK's
 # memset in each, and the fill roof only where it stores whole lines of
-# the same bytes (fixed: multiples of 64; random: from 4 KiB, and below at
-# multiples of 64, on the fixed layout's calls).
+# the same bytes (fixed and packed: multiples of 64; random: from 4 KiB,
+# and below at multiples of 64, on the fixed layout's calls). Packed runs
+# up to 4 KiB only.
 for c in hot cold; do
-	for l in fixed random; do
+	for l in fixed random packed; do
 		grep -q "^median,copy-bench,set,$c,$l,64,memset_flushcache:[a-z0-9_]*(bound),kflush," "$tmp/copy.csv" ||
 			fail "set $c $l: no bound memset_flushcache variant at 64 B"
 		grep -q "^median,copy-bench,set,$c,$l,4096,pmdk:memset_nt,peer," "$tmp/copy.csv" ||
@@ -147,8 +148,11 @@ for c in hot cold; do
 	grep -q "^median,copy-bench,set,$c,mix," "$tmp/copy.csv" || fail "set $c: no mix row"
 done
 awk -F, '$1 == "median" && $3 == "set" && $8 == "roof" &&
-	!(($5 == "fixed" || $5 == "random") && ($6 % 64 == 0 || ($5 == "random" && $6 >= 4096))) { bad = 1 }
+	!(($5 == "fixed" || $5 == "random" || $5 == "packed") &&
+	  ($6 % 64 == 0 || ($5 == "random" && $6 >= 4096))) { bad = 1 }
 	END { exit bad }' "$tmp/copy.csv" || fail "set: a fill roof where it does not store the same lines"
+awk -F, '$1 == "median" && ($3 == "set" || $3 == "sweep") && $5 == "packed" && $6 > 4096 { bad = 1 }
+	END { exit bad }' "$tmp/copy.csv" || fail "packed rows above 4 KiB"
 # shellcheck disable=SC2086
 expect_rc 0 "$PMEMTEST" --json copy-bench $small --mode sweep,copy-safe --cache hot
 cp "$tmp/out" "$tmp/copy.json"

@@ -233,3 +233,62 @@ ParameterizedTest(struct kind_param *p, copy_calls, every_kind)
 	free(want);
 	bench_bufs_close(&x.b);
 }
+
+/*
+ * The call tables behind the layouts (bench.h, enum bench_layout), from
+ * their definitions: fixed calls are the size, each at a line boundary,
+ * apart; packed ones the size, back to back from offset 0, each where the
+ * last ended; random ones within +-25 % of the size, at offsets 0..63 of
+ * lines apart. Hot and cold.
+ */
+Test(copy_calls, layouts)
+{
+	static const size_t sizes[] = { 1, 4, 23, 64, 100, 4096 };
+	uint64_t rng = 1;
+
+	for (int hot = 0; hot < 2; hot++)
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			size_t size = sizes[i];
+			struct bench_calls c;
+
+			cr_assert_eq(bench_calls_make(&c, BENCH_PACKED, size, 0, 1u << 20, 4096, hot,
+						      256u << 10, &rng), 0);
+			cr_assert_gt(c.n, 1, "packed %zu B: %zu calls", size, c.n);
+			for (size_t k = 0; k < c.n; k++) {
+				cr_assert_eq(c.len[k], size, "packed %zu B: call %zu is %zu B", size, k,
+					     c.len[k]);
+				cr_assert_eq(c.doff[k], k * size, "packed %zu B: call %zu at %zu", size,
+					     k, c.doff[k]);
+				cr_assert_eq(c.soff[k], k * size, "packed %zu B: call %zu from %zu", size,
+					     k, c.soff[k]);
+			}
+			cr_assert_eq(c.bytes, c.n * size);
+			cr_assert_eq(c.span, c.n * size);
+			bench_calls_free(&c);
+
+			cr_assert_eq(bench_calls_make(&c, BENCH_FIXED, size, 0, 1u << 20, 4096, hot,
+						      256u << 10, &rng), 0);
+			for (size_t k = 0; k < c.n; k++) {
+				cr_assert_eq(c.len[k], size);
+				cr_assert_eq(c.doff[k] % 64, 0, "fixed %zu B: call %zu at %zu", size, k,
+					     c.doff[k]);
+				cr_assert(k == 0 || c.doff[k] >= c.doff[k - 1] + size,
+					  "fixed %zu B: call %zu overlaps the last", size, k);
+			}
+			bench_calls_free(&c);
+
+			cr_assert_eq(bench_calls_make(&c, BENCH_RANDOM, size, 0, 1u << 20, 4096, hot,
+						      256u << 10, &rng), 0);
+			for (size_t k = 0; k < c.n; k++) {
+				size_t len = c.len[k];
+
+				size_t lo = size - size / 4 ? size - size / 4 : 1;
+
+				cr_assert(len >= lo && len <= size + size / 4,
+					  "random %zu B: call %zu is %zu B", size, k, len);
+				cr_assert(k == 0 || c.doff[k] / 64 > (c.doff[k - 1] + c.len[k - 1] - 1) / 64,
+					  "random %zu B: call %zu shares a line with the last", size, k);
+			}
+			bench_calls_free(&c);
+		}
+}

@@ -117,6 +117,13 @@ enum bench_layout {
 	BENCH_RANDOM,	/* sizes within +-25 % of size, offsets 0..63 */
 	BENCH_MIX,	/* sizes log-uniform in [lo, size], offsets 0..63 */
 	/*
+	 * Every call exactly size bytes, back to back: each starts where the
+	 * last ended, the first at a line boundary (records appended). A call
+	 * that stores part of a line through the cache and writes it back
+	 * leaves that line to the next call, which must wait for it.
+	 */
+	BENCH_PACKED,
+	/*
 	 * Moves within the destination buffer, size bytes each, at offsets
 	 * 0..63, the source a quarter of the size above the destination
 	 * (down: a forward move) or below it (up: a backward one).

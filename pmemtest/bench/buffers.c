@@ -279,6 +279,7 @@ static size_t pick_len(enum bench_layout layout, size_t size, size_t lo, uint64_
 
 	switch (layout) {
 	case BENCH_FIXED:
+	case BENCH_PACKED:
 	case BENCH_DOWN:
 	case BENCH_UP:
 		return size;
@@ -304,7 +305,8 @@ int bench_calls_make(struct bench_calls *c, enum bench_layout layout, size_t siz
 	bool move = layout == BENCH_DOWN || layout == BENCH_UP;
 	size_t delta = move ? size / 4 : 0;
 	size_t maxlen = layout == BENCH_RANDOM ? size + size / 4 : size + delta;
-	size_t stride = line_up(maxlen) + (layout == BENCH_FIXED ? 0 : 64);
+	size_t stride = layout == BENCH_PACKED ? size :
+			line_up(maxlen) + (layout == BENCH_FIXED ? 0 : 64);
 	size_t n, pos = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -344,7 +346,7 @@ int bench_calls_make(struct bench_calls *c, enum bench_layout layout, size_t siz
 
 			od = o + (layout == BENCH_UP ? delta : 0);
 			os = o + (layout == BENCH_DOWN ? delta : 0);
-		} else if (layout != BENCH_FIXED) {
+		} else if (layout != BENCH_FIXED && layout != BENCH_PACKED) {
 			od = (size_t)(bench_rand(rng) % 64);
 			os = (size_t)(bench_rand(rng) % 64);
 		}

@@ -141,18 +141,19 @@ int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_la
 		   const size_t *sizes, size_t nsizes, size_t lo, size_t budget,
 		   const struct copy_contender *v, size_t nv);
 /*
- * Every cache state and layout the options ask for; @groups (or NULL) gets
- * each one's group index, [0] hot and [1] cold, by layout, -1 where none ran.
+ * Every cache state and layout the options ask for, the packed layout at
+ * the @sizes up to @packed_hi (0: not at all); @groups (or NULL) gets each
+ * one's group index, [0] hot and [1] cold, by layout, -1 where none ran.
  */
 int copy_run_layouts(struct copy_run *x, const char *mode, const size_t *sizes, size_t nsizes,
-		     size_t mix_lo, size_t mix_hi, size_t budget, const struct copy_contender *v,
-		     size_t nv, int groups[2][BENCH_MIX + 1]);
+		     size_t mix_lo, size_t mix_hi, size_t packed_hi, size_t budget,
+		     const struct copy_contender *v, size_t nv, int groups[2][BENCH_PACKED + 1]);
 /*
  * The small-copy target notes (issue 10), from the medians of @groups: at
  * 4..96 B the contender named @temporal against the one named @peer hot,
  * the bound variant against @peer cold, per fixed and random layout.
  */
-void copy_small_targets(struct copy_run *x, int groups[2][BENCH_MIX + 1],
+void copy_small_targets(struct copy_run *x, int groups[2][BENCH_PACKED + 1],
 			const struct copy_contender *v, size_t nv, const size_t *sizes,
 			size_t nsizes, const char *temporal, const char *peer);
 /* The small sizes the sweep and set modes add to their ladders: 4..96 B. */
@@ -161,7 +162,7 @@ extern const size_t copy_small_sizes[COPY_NR_SMALL_SIZES];
 /* The sizes a mode sweeps: --sizes within [lo, hi], else log-spaced. */
 void copy_mode_sizes(const struct copy_run *x, size_t lo, size_t hi, const size_t *extra,
 		     size_t nextra, size_t **out, size_t *n);
-#define COPY_NR_LAYOUTS 5
+#define COPY_NR_LAYOUTS 6
 extern const char *const copy_layout_names[COPY_NR_LAYOUTS];
 
 /* A mode: what --mode names, one line for the help, and its run. */

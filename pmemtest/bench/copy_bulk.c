@@ -96,10 +96,10 @@ static int do_bulk(struct copy_run *x, bool sweep)
 			 (kflush_fn)kflush_memcpy_temporal, 0);
 	copy_add_roofs(x, v, &nv, ROOF_COPY, CALL_ROOF_COPY, "copy");
 	if (sweep) {
-		int groups[2][BENCH_MIX + 1];
+		int groups[2][BENCH_PACKED + 1];
 
 		copy_mode_sizes(x, 1, 256u << 20, copy_small_sizes, COPY_NR_SMALL_SIZES, &sizes, &nsizes);
-		ret = copy_run_layouts(x, "sweep", sizes, nsizes, 1, 4096, 8u << 20, v, nv, groups);
+		ret = copy_run_layouts(x, "sweep", sizes, nsizes, 1, 4096, 4096, 8u << 20, v, nv, groups);
 		if (!ret)
 			copy_small_targets(x, groups, v, nv, sizes, nsizes, "ref:kflush_memcpy_temporal",
 					   "glibc:memcpy+flush");

@@ -14,7 +14,7 @@
 
 const char *const copy_layout_names[COPY_NR_LAYOUTS] = {
 	[BENCH_FIXED] = "fixed", [BENCH_RANDOM] = "random", [BENCH_MIX] = "mix",
-	[BENCH_DOWN] = "down", [BENCH_UP] = "up",
+	[BENCH_PACKED] = "packed", [BENCH_DOWN] = "down", [BENCH_UP] = "up",
 };
 
 void copy_add(struct copy_run *x, struct copy_contender *v, size_t *n, const char *name,
@@ -104,7 +104,8 @@ static int roof_calls_layout(enum bench_layout layout, size_t size)
 {
 	if (layout == BENCH_RANDOM && size >= ROOF_RANDOM_MIN)
 		return BENCH_RANDOM;
-	if ((layout == BENCH_FIXED || layout == BENCH_RANDOM) && size >= 64 && size % 64 == 0)
+	if ((layout == BENCH_FIXED || layout == BENCH_RANDOM || layout == BENCH_PACKED) &&
+	    size >= 64 && size % 64 == 0)
 		return BENCH_FIXED;
 	return -1;
 }
@@ -330,38 +331,54 @@ int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_la
 }
 
 int copy_run_layouts(struct copy_run *x, const char *mode, const size_t *sizes, size_t nsizes,
-		       size_t mix_lo, size_t mix_hi, size_t budget, const struct copy_contender *v,
-		       size_t nv, int groups[2][BENCH_MIX + 1])
+		     size_t mix_lo, size_t mix_hi, size_t packed_hi, size_t budget,
+		     const struct copy_contender *v, size_t nv, int groups[2][BENCH_PACKED + 1])
 {
+	size_t *packed = malloc((nsizes ? nsizes : 1) * sizeof(*packed)), npacked = 0;
+	int ret = 0;
+
+	if (!packed)
+		return -1;
+	for (size_t i = 0; i < nsizes; i++)	/* --sizes may give any order */
+		if (sizes[i] <= packed_hi)
+			packed[npacked++] = sizes[i];
 	for (int h = 0; groups && h < 2; h++)
-		for (int l = BENCH_FIXED; l <= BENCH_MIX; l++)
+		for (int l = BENCH_FIXED; l <= BENCH_PACKED; l++)
 			groups[h][l] = -1;
 	for (int h = 0; h < 2; h++) {
 		bool hot = h == 0;
 
 		if (!(x->o.cache & (hot ? BENCH_HOT : BENCH_COLD)))
 			continue;
-		for (int l = BENCH_FIXED; l <= BENCH_MIX; l++) {
+		for (int l = BENCH_FIXED; l <= BENCH_PACKED; l++) {
 			int g;
 
-			if (!(x->o.layouts & (1u << l)) || (l == BENCH_MIX && !mix_hi))
+			if (!(x->o.layouts & (1u << l)) || (l == BENCH_MIX && !mix_hi) ||
+			    (l == BENCH_PACKED && !npacked))
 				continue;
 			if (l == BENCH_MIX)
 				g = copy_run_group(x, mode, hot, BENCH_MIX, &mix_hi, 1, mix_lo, budget,
 						   v, nv);
+			else if (l == BENCH_PACKED)
+				g = copy_run_group(x, mode, hot, BENCH_PACKED, packed, npacked, 0,
+						   budget, v, nv);
 			else
 				g = copy_run_group(x, mode, hot, (enum bench_layout)l, sizes, nsizes, 0,
 					      budget, v, nv);
-			if (g < 0)
-				return -1;
+			if (g < 0) {
+				ret = -1;
+				goto out;
+			}
 			if (groups)
 				groups[h][l] = g;
 		}
 	}
-	return 0;
+out:
+	free(packed);
+	return ret;
 }
 
-void copy_small_targets(struct copy_run *x, int groups[2][BENCH_MIX + 1],
+void copy_small_targets(struct copy_run *x, int groups[2][BENCH_PACKED + 1],
 			const struct copy_contender *v, size_t nv, const size_t *sizes,
 			size_t nsizes, const char *temporal, const char *peer)
 {

@@ -3,7 +3,7 @@
  * copy-bench, set mode: kflush_memset_flushcache's variants against PMDK's
  * memset_fn, glibc memset + kflush_flush and the fill roofs, 1 B..16 MiB,
  * in the sweep's layouts (fixed, random sizes and offsets, the 1 B..4 KiB
- * mix), hot and cold. Every call stores COPY_SET_BYTE; the source buffer
+ * mix, packed up to 4 KiB), hot and cold. Every call stores COPY_SET_BYTE; the source buffer
  * is not read.
  */
 #include <stdlib.h>
@@ -14,7 +14,7 @@ static int set_run(struct copy_run *x)
 {
 	struct copy_contender v[COPY_MAX_CONTENDERS];
 	size_t nv = 0, *sizes, nsizes;
-	int groups[2][BENCH_MIX + 1], ret;
+	int groups[2][BENCH_PACKED + 1], ret;
 
 	copy_add_variants(x, v, &nv, KFLUSH_OP_MEMSET_FLUSHCACHE, CALL_FLUSHSET);
 	if (copy_has_pmdk(x)) {
@@ -29,7 +29,7 @@ static int set_run(struct copy_run *x)
 	copy_mode_sizes(x, 1, 16u << 20, copy_small_sizes, COPY_NR_SMALL_SIZES, &sizes, &nsizes);
 	if (!sizes)
 		return -1;
-	ret = copy_run_layouts(x, "set", sizes, nsizes, 1, 4096, 8u << 20, v, nv, groups);
+	ret = copy_run_layouts(x, "set", sizes, nsizes, 1, 4096, 4096, 8u << 20, v, nv, groups);
 	if (!ret)
 		copy_small_targets(x, groups, v, nv, sizes, nsizes, "ref:kflush_memset_temporal",
 				   "glibc:memset+flush");
@@ -38,7 +38,7 @@ static int set_run(struct copy_run *x)
 }
 
 const struct copy_mode copy_mode_set = {
-	"set", "1 B..16 MiB memsets, hot and cold, fixed, random and mix: "
+	"set", "1 B..16 MiB memsets, hot and cold, fixed, random, mix and packed: "
 	"kflush_memset_flushcache variants vs PMDK and glibc memset + flush vs the fill roof",
 	set_run,
 };

@@ -76,13 +76,13 @@ static int memcpy_run(struct copy_run *x)
 	static const size_t extra[] = { 4, 8, 16, 32, 48, 64, 80, 96, 1536, 2047, 2048, 2049, 2560 };
 	struct copy_contender v[COPY_MAX_CONTENDERS];
 	size_t nv = 0, *sizes, nsizes;
-	int groups[2][BENCH_MIX + 1], ret;
+	int groups[2][BENCH_PACKED + 1], ret;
 
 	copy_add_variants(x, v, &nv, KFLUSH_OP_MEMCPY, CALL_MEMCPY);
 	copy_add(x, v, &nv, "glibc:memcpy", BENCH_PEER, CALL_GLIBC, NULL, 0);
 	copy_add(x, v, &nv, "ref:rep_movsb", BENCH_REF, CALL_REP_MOVSB, NULL, 0);
 	copy_mode_sizes(x, 1, 64u << 10, extra, sizeof(extra) / sizeof(extra[0]), &sizes, &nsizes);
-	ret = copy_run_layouts(x, "memcpy", sizes, nsizes, 1, 64u << 10, 1u << 20, v, nv, groups);
+	ret = copy_run_layouts(x, "memcpy", sizes, nsizes, 1, 64u << 10, 0, 1u << 20, v, nv, groups);
 	if (!ret && groups[0][BENCH_FIXED] >= 0)
 		memcpy_threshold(x, groups[0][BENCH_FIXED], v, nv, sizes, nsizes);
 	free(sizes);
@@ -95,7 +95,7 @@ static int copy_safe_run(struct copy_run *x)
 				      96, 127, 128, 129, 136, 160, 192, 255, 256 };
 	struct copy_contender v[COPY_MAX_CONTENDERS];
 	size_t nv = 0, *sizes = NULL, nsizes = 0;
-	int groups[2][BENCH_MIX + 1], ret;
+	int groups[2][BENCH_PACKED + 1], ret;
 	unsigned int cache = x->o.cache;
 
 	copy_add_variants(x, v, &nv, KFLUSH_OP_COPY_SAFE, CALL_COPY_SAFE);
@@ -113,7 +113,7 @@ static int copy_safe_run(struct copy_run *x)
 	/* Seed 001 measured cache-hot copies; cold ones only when asked. */
 	if (x->o.cache == (BENCH_HOT | BENCH_COLD))
 		x->o.cache = BENCH_HOT;
-	ret = copy_run_layouts(x, "copy-safe", sizes, nsizes, 8, 256, 1u << 20, v, nv, groups);
+	ret = copy_run_layouts(x, "copy-safe", sizes, nsizes, 8, 256, 0, 1u << 20, v, nv, groups);
 	x->o.cache = cache;
 	if (!ret && groups[0][BENCH_FIXED] >= 0)
 		copy_safe_pair(x, groups[0][BENCH_FIXED], v, nv);
