@@ -9,8 +9,8 @@
  *   go wrong (every byte right, nothing outside);
  * - otherwise no line is left dirty, and exactly one fence, last, unless
  *   NODRAIN;
- * - NONTEMPORAL or WC: non-temporal stores, and only those for an
- *   8-aligned destination and a multiple of 4 bytes; TEMPORAL or WB (and
+ * - NONTEMPORAL or WC: non-temporal stores, and only those for a
+ *   4-aligned destination and a multiple of 4 bytes; TEMPORAL or WB (and
  *   neither of those): ordinary stores only; no hint: ordinary below 256
  *   bytes (PMEM_MOVNT_THRESHOLD's default), non-temporal from 256 on;
  * - but a move of fewer than 256 bytes whose two ends share a cache line
@@ -47,8 +47,8 @@ static const char *const call_names[] = { "memcpy", "memmove", "memset" };
 
 static const struct {
 	size_t n, doff;
-} cases[] = { { 0, 0 }, { 5, 3 }, { 64, 0 }, { 100, 8 }, { 255, 1 }, { 256, 0 }, { 1000, 0 },
-	      { 1001, 7 } };
+} cases[] = { { 0, 0 }, { 5, 3 }, { 64, 0 }, { 100, 8 }, { 100, 4 }, { 255, 1 }, { 256, 0 },
+	      { 1000, 0 }, { 1001, 7 } };
 
 /* The flags calls with the flags bound, as the tracer's three-argument calls. */
 #define WRAP(F)									\
@@ -93,7 +93,7 @@ static void prove(enum call c, const void *fn, unsigned int f, size_t n, size_t 
 		.doff = doff, .soff = doff + 3, .n = n, .c = 0x3c, .dist = dist,
 		.wb = tp_expected_wb(), .fences = (f & (NODRAIN | NOFLUSH)) ? 0 : 1,
 		.allow_mixed = nt && kernel_bound(),
-		.nt_only = nt && doff % 8 == 0 && n % 4 == 0 &&
+		.nt_only = nt && doff % 4 == 0 && n % 4 == 0 &&
 			   (c != MOVE || (doff % 64 == 0 && (doff + n) % 64 == 0)),
 	};
 	const struct tl_state *s;

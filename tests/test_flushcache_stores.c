@@ -220,7 +220,7 @@ static void cover_sink(void *ctx, const struct td_insn *in, const struct td_effe
 
 /*
  * kflush_memcpy_flushcache(3) below 1024 bytes: a copy with a sub-word
- * edge (a destination not 8-byte aligned, or an end not 4-byte aligned)
+ * edge (a destination or an end not 4-byte aligned)
  * that holds no whole aligned line goes all through the cache; in the
  * "_short_cached" variants (libkflush(7), Variants) every such copy below
  * 768 bytes does, and every such fill below 384 bytes.
@@ -249,7 +249,7 @@ static int all_cached(const char *variant, enum kflush_op op, size_t doff, size_
 {
 	size_t to_line = (64 - doff % 64) % 64;
 
-	return (doff % 8 || (doff + n) % 4) && n < all_nt_from(variant, op) &&
+	return (doff % 4 || (doff + n) % 4) && n < all_nt_from(variant, op) &&
 	       (n < to_line + 64 || short_cached(variant));
 }
 
@@ -348,14 +348,17 @@ Test(flushcache_stores, long_sets_all_nt, .init = setup, .fini = teardown)
  * from 48 bytes (below FLUSHCACHE_BULK_MIN, 256), in the vector variants,
  * is 16-byte movntdq from the first 16-byte boundary, with a movnti word
  * at either end where needed; below 48 bytes, 8-byte words and a 4-byte
- * one. Counted here from the rule, per width.
+ * one. A 4-byte aligned one is movnti words in every variant: a 4-byte
+ * one first, then 8-byte ones and a 4-byte one where needed (made in a
+ * driver with a stack frame, so only the destination's stores are
+ * counted for it). Counted here from the rule, per width.
  */
 Test(flushcache_stores, edge_free_fills_in_16_byte_pieces, .init = setup, .fini = teardown)
 {
 	static const char *const names[] = { "avx512", "avx512_short_cached", "avx2",
 					     "avx2_short_cached" };
 	static const size_t sizes[] = { 12, 40, 44, 48, 52, 56, 64, 100, 128, 200, 252 };
-	static const size_t doffs[] = { 0, 8, 16, 24, 40, 56 };
+	static const size_t doffs[] = { 0, 8, 16, 24, 40, 56, 4, 12, 20, 60 };
 	size_t ran = 0;
 
 	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
@@ -369,7 +372,10 @@ Test(flushcache_stores, edge_free_fills_in_16_byte_pieces, .init = setup, .fini 
 				size_t n = sizes[i], doff = doffs[o], want[17] = { 0 }, nt = 0;
 				struct seen s;
 
-				if (n < 48) {
+				if (doff % 8) {
+					want[4] = 1 + (n - 4) % 8 / 4;
+					want[8] = (n - 4) / 8;
+				} else if (n < 48) {
 					want[8] = n / 8;
 					want[4] = n % 8 / 4;
 				} else {
@@ -390,8 +396,10 @@ Test(flushcache_stores, edge_free_fills_in_16_byte_pieces, .init = setup, .fini 
 				cr_expect_eq(nt, want[4] + want[8] + want[16], "memset %s n=%zu dst+%zu: "
 					     "NT stores of other widths", names[v], n, doff);
 #ifndef __SANITIZE_ADDRESS__
-				cr_expect_eq(s.other, 0, "memset %s n=%zu dst+%zu: %zu other stores, "
-					     "first %s", names[v], n, doff, s.other, s.first_other);
+				if (doff % 8 == 0)
+					cr_expect_eq(s.other, 0, "memset %s n=%zu dst+%zu: %zu other "
+						     "stores, first %s", names[v], n, doff, s.other,
+						     s.first_other);
 #endif
 			}
 	}
@@ -442,13 +450,13 @@ Test(flushcache_stores, cached_edges_prefetched, .init = setup, .fini = teardown
 		ran++;
 		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 			/*
-			 * kflush_memcpy_flushcache(3): a destination not 8-byte
+			 * kflush_memcpy_flushcache(3): a destination not 4-byte
 			 * aligned has its first line's part cached; so has its last
 			 * line's when the rest leaves 1..3 bytes after the last
 			 * 4-byte store (unless the first line's part is all of it).
 			 */
 			size_t n = cases[i].n, doff = cases[i].doff;
-			size_t head = doff % 8 ? 64 - doff % 64 : 0;
+			size_t head = doff % 4 ? 64 - doff % 64 : 0;
 			size_t want = all_cached(names[v], KFLUSH_OP_MEMCPY_FLUSHCACHE, doff, n) ||
 					      n >= all_nt_from(names[v], KFLUSH_OP_MEMCPY_FLUSHCACHE) ?
 				      0 : (head > 0) + ((n - head) % 4 != 0);
@@ -486,7 +494,7 @@ static void bylines_sink(void *ctx, const struct td_insn *in, const struct td_ef
 
 /*
  * The rule of kflush_memcpy_flushcache(3) and kflush_memset_flushcache(3)
- * for short calls, line by line of the destination: an 8-aligned call
+ * for short calls, line by line of the destination: a 4-aligned call
  * whose end is 4-aligned stores every byte NT and none through the cache
  * (struct pages, packed), and so does any call from all_nt_from() bytes;
  * one with a sub-word edge and no whole line stores nothing NT, and so
@@ -497,7 +505,7 @@ static void bylines_sink(void *ctx, const struct td_insn *in, const struct td_ef
 static void expect_by_line(const char *what, const char *variant, enum kflush_op op,
 			   const struct bylines *b, size_t doff, size_t n)
 {
-	int regular = (doff % 8 == 0 && (doff + n) % 4 == 0) || n >= all_nt_from(variant, op);
+	int regular = (doff % 4 == 0 && (doff + n) % 4 == 0) || n >= all_nt_from(variant, op);
 
 	for (size_t l0 = 0; l0 < n; l0 = (doff + l0) / 64 * 64 + 64 - doff) {
 		size_t l1 = (doff + l0) / 64 * 64 + 64 - doff, nt = 0, cached = 0;

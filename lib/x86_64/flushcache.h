@@ -45,6 +45,33 @@ KFLUSH_INLINE void nt_set_words(char *d, uint64_t v, size_t n)
 		nt_store4(d, (uint32_t)v);
 }
 
+/*
+ * The same from a destination that may be only 4-byte aligned: a 4-byte
+ * store first where it is not 8-byte aligned. For the drivers, whose body
+ * starts wherever a call's head left it; the short paths test the
+ * alignment in the entry instead, so that an 8-aligned call pays nothing.
+ */
+KFLUSH_INLINE void nt_copy_words4(char *d, const char *s, size_t n)
+{
+	if (((uintptr_t)d & 4) && n) {
+		nt_store4(d, load4(s));
+		d += 4;
+		s += 4;
+		n -= 4;
+	}
+	nt_copy_words(d, s, n);
+}
+
+KFLUSH_INLINE void nt_set_words4(char *d, uint64_t v, size_t n)
+{
+	if (((uintptr_t)d & 4) && n) {
+		nt_store4(d, (uint32_t)v);
+		d += 4;
+		n -= 4;
+	}
+	nt_set_words(d, v, n);
+}
+
 /* Ordinary stores, then write the lines back. */
 KFLUSH_INLINE void cached_copy_wb(char *d, const char *s, size_t n)
 {
@@ -118,9 +145,9 @@ KFLUSH_INLINE uint64_t byte_pattern(int c)
  * store just dirtied; measured here (pmemtest copy-bench) at 80-600 ns per
  * call instead of 15-30. So every variant but "kernel" writes a line either
  * only with NT stores or only with cached stores plus a write-back: when
- * the copy has a sub-word edge (a destination not 8-byte aligned, or a
+ * the copy has a sub-word edge (a destination not 4-byte aligned, or a
  * length that leaves 1..3 bytes after the last 4-byte store), the whole of
- * that edge's line within the copy goes through the cache. An 8-aligned
+ * that edge's line within the copy goes through the cache. A 4-aligned
  * copy of a multiple of 4 bytes (every struct page size) stays pure NT, so
  * packed copies do not fall into the cached-edge trap PMDK's does.
  *
@@ -142,14 +169,14 @@ KFLUSH_INLINE void split_edges(const char *d, size_t n, size_t *head, size_t *ta
 	uintptr_t a = (uintptr_t)d;
 	size_t h = 0, t = 0;
 
-	if (a & 7)
+	if (a & 3)
 		h = LINE - (a & (LINE - 1));
 	if (h >= n) {
 		*head = n;
 		*tail = 0;
 		return;
 	}
-	/* The NT body starts 8-aligned; its end must be 4-aligned. */
+	/* The NT body starts 4-aligned; its end must be 4-aligned. */
 	if ((n - h) & 3) {
 		t = (a + n) & (LINE - 1);
 		if (t > n - h)
@@ -166,7 +193,7 @@ KFLUSH_INLINE void split_edges(const char *d, size_t n, size_t *head, size_t *ta
 }
 
 /*
- * Words up to a line boundary from *d (8-byte aligned), then @block over
+ * Words up to a line boundary from *d (4-byte aligned), then @block over
  * @block_lines whole lines at a time, then @line over the rest of the
  * whole lines; advances *d and *s, returns the bytes left (under a line).
  */
@@ -176,7 +203,7 @@ KFLUSH_INLINE size_t nt_copy_body(char **d, const char **s, size_t n, size_t blo
 {
 	size_t to_line = (size_t)(-(uintptr_t)*d & (LINE - 1));
 
-	nt_copy_words(*d, *s, to_line);
+	nt_copy_words4(*d, *s, to_line);
 	*d += to_line;
 	*s += to_line;
 	n -= to_line;
@@ -206,14 +233,14 @@ KFLUSH_INLINE size_t nt_copy_body(char **d, const char **s, size_t n, size_t blo
 
 /*
  * A variant may also send every call below @cached_below bytes that has a
- * sub-word edge (a destination not 8-byte aligned, or an end not 4-byte
- * aligned) all through the cache, tested in its entry before its driver
+ * sub-word edge (a destination or an end not 4-byte aligned) all through
+ * the cache, tested in its entry before its driver
  * sets up a frame (0: none; the "_short_cached" variants,
  * SHORT_CACHED_BELOW and SHORT_CACHED_SET_BELOW, flushcache_entry.h).
  */
 KFLUSH_INLINE int all_cached_call(const void *d, size_t n, size_t cached_below)
 {
-	return n < cached_below && (((uintptr_t)d & 7) | (((uintptr_t)d + n) & 3)) != 0;
+	return n < cached_below && (((uintptr_t)d | ((uintptr_t)d + n)) & 3) != 0;
 }
 
 /*
@@ -289,7 +316,7 @@ KFLUSH_INLINE void flushcache_lines(char *d, const char *s, size_t n, size_t nt_
 	n -= head + tail;
 	if (n >= FLUSHCACHE_BULK_MIN)
 		n = nt_copy_body(&d, &s, n, block_lines, block, line);
-	nt_copy_words(d, s, n);
+	nt_copy_words4(d, s, n);
 	cached_copy_wb(d + n, s + n, tail);
 }
 
@@ -325,7 +352,7 @@ KFLUSH_INLINE size_t nt_set_body(char **d, uint64_t v, size_t n, const void *p,
 {
 	size_t to_line = (size_t)(-(uintptr_t)*d & (LINE - 1));
 
-	nt_set_words(*d, v, to_line);
+	nt_set_words4(*d, v, to_line);
 	*d += to_line;
 	n -= to_line;
 	for (; n >= LINE; *d += LINE, n -= LINE)
@@ -374,7 +401,7 @@ KFLUSH_INLINE void flushset_lines(char *d, int c, size_t n, size_t nt_from, cons
 	n -= head + tail;
 	if (n >= FLUSHCACHE_BULK_MIN)
 		n = nt_set_body(&d, v, n, p, line);
-	nt_set_words(d, v, n);
+	nt_set_words4(d, v, n);
 	cached_set_wb(d + n, c, tail);
 }
 

@@ -267,6 +267,17 @@ KFLUSH_INLINE void vec_set_words(char *d, uint64_t v, size_t n)
 void flushcache_short(char *d, const char *s, size_t n);
 
 /*
+ * A short call with no sub-word edge whose destination is 4-byte but not
+ * 8-byte aligned goes to the movnti variant's driver (flushcache_short(),
+ * flushset_short()) in every variant: its first 4 bytes one movnti, the
+ * rest NT words, no line through the cache. Until then such a call had a
+ * sub-word edge and its edge lines went through the cache: records of 4
+ * mod 8 bytes stored back to back alternated between NT calls and cached
+ * ones, and each waited for the line the last one had written back.
+ * Intel family 6 model 0xa7, copy-bench sweep and set, packed layout
+ * (libkflush(7), NOTES). Out of line, so that the entry keeps no frame.
+ */
+/*
  * Every variant's entry point. First, one whole aligned line (a 64-byte
  * struct page in a memmap: pmemtest init-bench's `generic` call) goes out
  * as the variant's own line store, one test and no frame. From
@@ -309,6 +320,8 @@ void flushcache_short(char *d, const char *s, size_t n);
 			lines(dst, src, n);					\
 		else if ((((uintptr_t)dst & 7) | (n & 3)) == 0)			\
 			small(dst, src, n, line);				\
+		else if ((((uintptr_t)dst | n) & 3) == 0)			\
+			flushcache_short(dst, src, n);				\
 		else								\
 			short_copy(dst, src, n);				\
 	}
@@ -337,7 +350,7 @@ void flushcache_short(char *d, const char *s, size_t n);
  * The "_short_cached" variants (bound by a per-CPU rule): every call with
  * a sub-word edge below SHORT_CACHED_BELOW bytes goes all through
  * the cache, a whole line or not. Below FLUSHCACHE_BULK_MIN the entry's
- * last case always has such an edge (its destination is not 8-aligned or
+ * last case always has such an edge (its destination is not 4-aligned or
  * its length leaves 1..3 bytes), so it is the temporal copy itself.
  * AMD EPYC family 0x17 model 0x31 (Zen 2), copy-bench sweep and set,
  * random sizes (+-25 %) and offsets, three runs of 11 rounds, CPU time,
@@ -397,7 +410,8 @@ void flushset_short(char *d, int c, size_t n);
 
 /*
  * Every fill variant's entry point. Below FLUSHCACHE_BULK_MIN an 8-aligned
- * fill of a multiple of 4 has no edge (split_edges()) and is stored by
+ * fill of a multiple of 4 has no edge (split_edges(); a 4-aligned one
+ * goes to flushset_short(), as above) and is stored by
  * @words, NT stores whole lines and all, as the copy's small path does
  * (nt_copy_small()): in the entry, where the frame-free stores need no
  * call. @words is nt_set_words(), or vec_set_words() where the variant
@@ -421,6 +435,8 @@ void flushset_short(char *d, int c, size_t n);
 			lines(dst, c, n);					\
 		else if ((((uintptr_t)dst & 7) | (n & 3)) == 0)			\
 			words(dst, byte_pattern(c), n);				\
+		else if ((((uintptr_t)dst | n) & 3) == 0)			\
+			flushset_short(dst, c, n);				\
 		else								\
 			short_set(dst, c, n);					\
 	}

@@ -38,9 +38,17 @@ KFLUSH_INLINE void cached_move_wb(char *d, const char *s, size_t n)
 	}
 }
 
-/* nt_copy_words() from the end down: the 4-byte word first, as it is last. */
+/*
+ * nt_copy_words() from the end down: the 4-byte word first, as it is last;
+ * where d is not 8-byte aligned, the 4 bytes at d (the lowest) last.
+ */
 KFLUSH_INLINE void nt_copy_words_back(char *d, const char *s, size_t n)
 {
+	size_t lo = ((uintptr_t)d & 4) && n ? 4 : 0;
+
+	d += lo;
+	s += lo;
+	n -= lo;
 	if (n & 4) {
 		n -= 4;
 		nt_store4(d + n, load4(s + n));
@@ -56,6 +64,8 @@ KFLUSH_INLINE void nt_copy_words_back(char *d, const char *s, size_t n)
 	}
 	for (; n >= 8; n -= 8)
 		nt_store8(d + n - 8, load8(s + n - 8));
+	if (lo)
+		nt_store4(d - 4, load4(s - 4));
 }
 
 /* The kernel's shape (flushcache_core()), in whichever direction is safe. */
@@ -166,7 +176,7 @@ KFLUSH_INLINE void flushmove_lines(char *d, const char *s, size_t n, size_t cach
 			block(bd, bs);
 		for (size_t i = 0; i < lines; i++, bd += LINE, bs += LINE)
 			line(bd, bs);
-		nt_copy_words(bd, bs, words);
+		nt_copy_words4(bd, bs, words);
 		cached_move_wb(bd + words, bs + words, tail);
 		return;
 	}
