@@ -39,16 +39,13 @@ KFLUSH_INLINE void cached_move_wb(char *d, const char *s, size_t n)
 }
 
 /*
- * nt_copy_words() from the end down: the 4-byte word first, as it is last;
- * where d is not 8-byte aligned, the 4 bytes at d (the lowest) last.
+ * nt_copy_words() from the end down: the 4-byte word first, as it is last.
+ * d is 8-byte aligned: a backward move's words are the kernel shape's,
+ * after its head; flushmove_lines() has none (a backward move is an
+ * overlapping one, whose lines below FLUSHMOVE_CACHED_MAX are cached).
  */
 KFLUSH_INLINE void nt_copy_words_back(char *d, const char *s, size_t n)
 {
-	size_t lo = ((uintptr_t)d & 4) && n ? 4 : 0;
-
-	d += lo;
-	s += lo;
-	n -= lo;
 	if (n & 4) {
 		n -= 4;
 		nt_store4(d + n, load4(s + n));
@@ -64,8 +61,6 @@ KFLUSH_INLINE void nt_copy_words_back(char *d, const char *s, size_t n)
 	}
 	for (; n >= 8; n -= 8)
 		nt_store8(d + n - 8, load8(s + n - 8));
-	if (lo)
-		nt_store4(d - 4, load4(s - 4));
 }
 
 /* The kernel's shape (flushcache_core()), in whichever direction is safe. */
