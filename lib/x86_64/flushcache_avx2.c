@@ -55,26 +55,4 @@ static inline __attribute__((always_inline)) void avx2_set_line(char *d, const v
 	_mm256_stream_si256((__m256i *)(d + 32), v);
 }
 
-static inline __attribute__((always_inline)) void avx2_set_drive(char *d, int c, size_t n,
-								 size_t cached_below)
-{
-	__m256i v = _mm256_set1_epi8((char)c);
-
-	flushset_lines(d, c, n, nt_edges_from(cached_below), &v, avx2_set_line);
-}
-
-static __attribute__((noinline)) void avx2_set_lines(char *d, int c, size_t n)
-{
-	avx2_set_drive(d, c, n, 0);
-}
-
-FLUSHSET_ENTRY(memset_flushcache_avx2, avx2_set_lines, vec_set_words)
-
-static __attribute__((noinline)) void avx2_set_lines_short_cached(char *d, int c, size_t n)
-{
-	avx2_set_drive(d, c, n, SHORT_CACHED_SET_BELOW);
-}
-
-/* Below FLUSHCACHE_BULK_MIN any fill the entry leaves has a sub-word edge. */
-FLUSHSET_ENTRY_AT(memset_flushcache_avx2_short_cached, SHORT_CACHED_SET_BELOW,
-		  avx2_set_lines_short_cached, vec_set_words, memset_temporal)
+FLUSHSET_VEC_VARIANTS(avx2, __m256i, _mm256_set1_epi8, avx2_set_line, vec_set_words)

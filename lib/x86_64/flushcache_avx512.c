@@ -67,41 +67,18 @@ static inline __attribute__((always_inline)) void avx512_set_line(char *d, const
 	_mm512_stream_si512((void *)d, _mm512_loadu_si512(p));
 }
 
-static inline __attribute__((always_inline)) void avx512_set_drive(char *d, int c, size_t n,
-								   size_t cached_below)
-{
-	__m512i v = _mm512_set1_epi8((char)c);
-
-	flushset_lines(d, c, n, nt_edges_from(cached_below), &v, avx512_set_line);
-}
-
-static __attribute__((noinline)) void avx512_set_lines(char *d, int c, size_t n)
-{
-	avx512_set_drive(d, c, n, 0);
-}
-
 /*
  * The edge-free short fills as the avx2 fills store them (vec_set_words()):
  * the 8-byte words they had before ran cold aligned 48 and 64 B fills
  * 1.03-1.05x and 1.08-1.14x the time of avx2's 16-byte stores beside them,
  * 1.00 and 0.99-1.06x with these (Intel family 6 model 0xa7, copy-bench
  * set, three alternations of 11 rounds).
+ *
+ * avx512_short_cached is avx2_short_cached's rule with avx512's lines,
+ * bound by a per-CPU rule: on Intel family 6 model 0xa7, copy-bench set,
+ * two runs of 11 rounds, avx2_short_cached ran cold fills 1.08x (96 B and
+ * under) and 1.20x (97 B-2 KiB; 2.0-2.3x at 512 B-1 KiB random) as fast
+ * as avx512 by the class means, but its 32-byte lines took 1.00-1.03x
+ * avx512's time from 2 KiB cold (libkflush(7), Per-CPU rules).
  */
-FLUSHSET_ENTRY(memset_flushcache_avx512, avx512_set_lines, vec_set_words)
-
-/*
- * avx2_short_cached's rule with avx512's lines (flushcache_entry.h,
- * SHORT_CACHED_SET_BELOW), bound by a per-CPU rule: on Intel family 6
- * model 0xa7, copy-bench set, two runs of 11 rounds, avx2_short_cached
- * ran cold fills 1.08x (96 B and under) and 1.20x (97 B-2 KiB; 2.0-2.3x
- * at 512 B-1 KiB random) as fast as avx512 by the class means, but its
- * 32-byte lines took 1.00-1.03x avx512's time from 2 KiB cold
- * (libkflush(7), Per-CPU rules).
- */
-static __attribute__((noinline)) void avx512_set_lines_short_cached(char *d, int c, size_t n)
-{
-	avx512_set_drive(d, c, n, SHORT_CACHED_SET_BELOW);
-}
-
-FLUSHSET_ENTRY_AT(memset_flushcache_avx512_short_cached, SHORT_CACHED_SET_BELOW,
-		  avx512_set_lines_short_cached, vec_set_words, memset_temporal)
+FLUSHSET_VEC_VARIANTS(avx512, __m512i, _mm512_set1_epi8, avx512_set_line, vec_set_words)

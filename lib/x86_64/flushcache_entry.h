@@ -443,6 +443,36 @@ void flushset_short(char *d, int c, size_t n);
 
 #define FLUSHSET_ENTRY(name, lines, words) FLUSHSET_ENTRY_AT(name, 0, lines, words, flushset_short)
 
+/*
+ * A vector fill variant, memset_flushcache_@isa, and its "_short_cached"
+ * form (SHORT_CACHED_SET_BELOW; below FLUSHCACHE_BULK_MIN any fill its
+ * entry leaves has a sub-word edge, so it is the temporal fill): both
+ * drive flushset_lines() with the byte broadcast into a @vec by
+ * @broadcast and stored a line at a time by @set_line, and take edge-free
+ * short fills to @words.
+ */
+#define FLUSHSET_VEC_VARIANTS(isa, vec, broadcast, set_line, words)		\
+	static inline __attribute__((always_inline)) void isa##_set_drive(char *d, int c, \
+									  size_t n,	\
+									  size_t cached_below) \
+	{									\
+		vec v = broadcast((char)c);					\
+										\
+		flushset_lines(d, c, n, nt_edges_from(cached_below), &v, set_line); \
+	}									\
+	static __attribute__((noinline)) void isa##_set_lines(char *d, int c, size_t n) \
+	{									\
+		isa##_set_drive(d, c, n, 0);					\
+	}									\
+	static __attribute__((noinline)) void isa##_set_lines_short_cached(char *d, int c, \
+									   size_t n)	\
+	{									\
+		isa##_set_drive(d, c, n, SHORT_CACHED_SET_BELOW);		\
+	}									\
+	FLUSHSET_ENTRY(memset_flushcache_##isa, isa##_set_lines, words)		\
+	FLUSHSET_ENTRY_AT(memset_flushcache_##isa##_short_cached, SHORT_CACHED_SET_BELOW, \
+			  isa##_set_lines_short_cached, words, memset_temporal)
+
 /* Per-ISA variants, each in a file built with its own -m flags. */
 void memcpy_flushcache_avx2(void *dst, const void *src, size_t n);
 void memcpy_flushcache_avx2_short_cached(void *dst, const void *src, size_t n);
