@@ -267,17 +267,6 @@ KFLUSH_INLINE void vec_set_words(char *d, uint64_t v, size_t n)
 void flushcache_short(char *d, const char *s, size_t n);
 
 /*
- * A short call with no sub-word edge whose destination is 4-byte but not
- * 8-byte aligned goes to the movnti variant's driver (flushcache_short(),
- * flushset_short()) in every variant: its first 4 bytes one movnti, the
- * rest NT words, no line through the cache. Until then such a call had a
- * sub-word edge and its edge lines went through the cache: records of 4
- * mod 8 bytes stored back to back alternated between NT calls and cached
- * ones, and each waited for the line the last one had written back.
- * Intel family 6 model 0xa7, copy-bench sweep and set, packed layout
- * (libkflush(7), NOTES). Out of line, so that the entry keeps no frame.
- */
-/*
  * Every variant's entry point. First, one whole aligned line (a 64-byte
  * struct page in a memmap: pmemtest init-bench's `generic` call) goes out
  * as the variant's own line store, one test and no frame. From
@@ -296,7 +285,17 @@ void flushcache_short(char *d, const char *s, size_t n);
  * is set up: NT words and no edge, what flushcache_lines() would do
  * anyway (nt_copy_small), or with 16-byte stores where the variant may
  * use them (vec_copy_small, and vec_copy_small_pieces for more sizes);
- * any other short copy to flushcache_short().
+ * any other short copy to @short_copy (flushcache_short(), or the
+ * temporal copy in a "_short_cached" variant), but one with no sub-word
+ * edge whose destination is 4-byte and not 8-byte aligned goes to
+ * flushcache_short() in every variant: its first 4 bytes one movnti, the
+ * rest NT words, no line through the cache, out of line so that the
+ * entry keeps no frame. Such
+ * a call had a sub-word edge before, and its edge lines went through the
+ * cache: records of 4 mod 8 bytes stored back to back alternated between
+ * NT calls and cached ones, each waiting for the line the last one had
+ * written back (Intel family 6 model 0xa7, copy-bench sweep and set,
+ * packed layout; libkflush(7), NOTES).
  * @one_line is the line store of that first case; a variant may load it
  * differently from the lines of a longer copy (vec_one_line()).
  *
@@ -411,7 +410,7 @@ void flushset_short(char *d, int c, size_t n);
 /*
  * Every fill variant's entry point. Below FLUSHCACHE_BULK_MIN an 8-aligned
  * fill of a multiple of 4 has no edge (split_edges(); a 4-aligned one
- * goes to flushset_short(), as above) and is stored by
+ * goes to flushset_short(), as a copy's does) and is stored by
  * @words, NT stores whole lines and all, as the copy's small path does
  * (nt_copy_small()): in the entry, where the frame-free stores need no
  * call. @words is nt_set_words(), or vec_set_words() where the variant
