@@ -201,12 +201,33 @@ struct cover {
 	char first_cached[256];
 };
 
+/*
+ * Whether @e writes the byte at @p: a masked AVX-512 store (glibc's
+ * memset and memcpy use them for short sizes) writes only its mask's.
+ */
+static int writes(const struct td_effect *e, uint64_t p)
+{
+	return p >= e->addr && p < e->addr + e->len &&
+	       (!e->masked || (e->bytemask >> (p - e->addr) & 1));
+}
+
+/* Whether @e is a store that writes a byte of [d0, d1). */
+static int writes_in(const struct td_effect *e, uint64_t d0, uint64_t d1)
+{
+	if (e->kind != TD_STORE && e->kind != TD_STORE_NT)
+		return 0;
+	for (uint64_t p = e->addr > d0 ? e->addr : d0; p < e->addr + e->len && p < d1; p++)
+		if (writes(e, p))
+			return 1;
+	return 0;
+}
+
 static void cover_sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
 {
 	struct cover *c = ctx;
 	uint64_t a = e->addr, z = e->addr + e->len;
 
-	if (z <= c->d0 || a >= c->d1 || (e->kind != TD_STORE && e->kind != TD_STORE_NT))
+	if (!writes_in(e, c->d0, c->d1))
 		return;
 	if (e->kind == TD_STORE) {
 		if (!c->cached++)
@@ -215,7 +236,8 @@ static void cover_sink(void *ctx, const struct td_insn *in, const struct td_effe
 		return;
 	}
 	for (uint64_t p = a < c->d0 ? c->d0 : a; p < z && p < c->d1; p++)
-		c->nt[p - c->d0] = 1;
+		if (writes(e, p))
+			c->nt[p - c->d0] = 1;
 }
 
 /*
@@ -418,8 +440,7 @@ static void asked_sink(void *ctx, const struct td_insn *in, const struct td_effe
 {
 	struct asked *a = ctx;
 
-	if ((e->kind == TD_STORE || e->kind == TD_STORE_NT) && e->addr < a->d1 &&
-	    e->addr + e->len > a->d0)
+	if (writes_in(e, a->d0, a->d1))
 		a->stored = 1;
 	else if (!a->stored && !strncmp(in->text, "prefetch", 8))
 		a->prefetches++;
@@ -486,10 +507,11 @@ static void bylines_sink(void *ctx, const struct td_insn *in, const struct td_ef
 	uint64_t a = e->addr, z = e->addr + e->len;
 
 	(void)in;
-	if (z <= b->d0 || a >= b->d1 || (e->kind != TD_STORE && e->kind != TD_STORE_NT))
+	if (!writes_in(e, b->d0, b->d1))
 		return;
 	for (uint64_t p = a < b->d0 ? b->d0 : a; p < z && p < b->d1; p++)
-		(e->kind == TD_STORE_NT ? b->nt : b->cached)[p - b->d0] = 1;
+		if (writes(e, p))
+			(e->kind == TD_STORE_NT ? b->nt : b->cached)[p - b->d0] = 1;
 }
 
 /*
