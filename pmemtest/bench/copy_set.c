@@ -3,8 +3,8 @@
  * copy-bench, set mode: kflush_memset_flushcache's variants against PMDK's
  * memset_fn, glibc memset + kflush_flush and the fill roofs, 1 B..16 MiB,
  * in the sweep's layouts (fixed, random sizes and offsets, the 1 B..4 KiB
- * mix, packed up to 4 KiB), hot and cold. Every call stores COPY_SET_BYTE; the source buffer
- * is not read.
+ * mix, packed up to 4 KiB), hot and cold. Every call stores COPY_SET_BYTE;
+ * the source buffer is not read.
  */
 #include <stdlib.h>
 
