@@ -160,14 +160,9 @@ static void writeback(struct tl_state *s, const struct td_insn *in, const struct
 	s->line[l] &= (unsigned char)~TL_L_DIRTY;
 }
 
-#include <stdio.h>
-static uint64_t adj_last = 1;
 void tl_sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
 {
 	struct tl_state *s = ctx;
-	if (e->kind == TD_STORE || e->kind == TD_STORE_NT || e->kind == TD_STACK) adj_last = (e->addr + e->len - 1) & ~63ULL;
-	if ((e->kind == TD_WB_CLWB || e->kind == TD_WB_CLFLUSHOPT || e->kind == TD_WB_CLFLUSH) && (e->addr & ~63ULL) == adj_last) {
-		FILE *f = fopen("/tmp/adj.log", "a"); if (f) { fprintf(f, "ADJ %#llx %s\n", (unsigned long long)in->rip, in->text); fclose(f); } }
 
 	switch (e->kind) {
 	case TD_NONE:
