@@ -17,7 +17,7 @@
 	X(ts_vmovdqu32_k2) X(ts_vmovdqu_ymm) X(ts_vmovntdq_ymm) X(ts_movnti)   \
 	X(ts_movdir64b) X(ts_movdir64b_r9) X(ts_clzero) X(ts_clwb)            \
 	X(ts_clflushopt) X(ts_clflush) X(ts_sfence) X(ts_lfence) X(ts_push)   \
-	X(ts_riprel) X(ts_rep_stosq) X(ts_scatter) X(ts_fxsave) X(ts_load)    \
+	X(ts_riprel) X(ts_rep_stosq) X(ts_scatter) X(ts_fxsave) X(ts_load) X(ts_prefetchw) X(ts_prefetcht0)    \
 	X(ts_kmovq_gpr) X(ts_kmovd_gpr) X(ts_kmovq_load) X(ts_kmovq_load_disp8)  \
 	X(ts_kmovq_load_sib) X(ts_kmovq_load_nobase) X(ts_kmovq_load_rip) X(ts_kortestq) \
 	X(ts_kshiftrq) X(ts_kmovq_store) X(ts_undecodable) X(ts_end)
@@ -57,6 +57,7 @@ static struct td_regs regs(void)
 	r.r.rdi = RDI;
 	r.r.rsi = 0x20000000;
 	r.r.rcx = 3;
+	r.r.rdx = 0x21;
 	r.r.rax = 0x30000077;
 	r.r.r9 = 0x40000080;
 	r.r.rsp = 0x7ff000;
@@ -145,6 +146,11 @@ Test(classifier, writebacks_fences_stack)
 	e = classify(ts_push, &r, TD_STACK);
 	EXPECT(e, 0x7ff000 - 8, 8);
 	classify(ts_load, &r, TD_NONE);
+	/* A hint names one byte and writes nothing (lines.c leaves every line as it is). */
+	e = classify(ts_prefetchw, &r, TD_PREFETCH);
+	EXPECT(e, RDI + 0x21 - 1, 1);
+	e = classify(ts_prefetcht0, &r, TD_PREFETCH);
+	EXPECT(e, 0x20000000 + 64, 1);
 	e = classify(ts_riprel, &r, TD_STORE);
 	/* movl $imm32, disp32(%rip) is 10 bytes: the address is after it. */
 	EXPECT(e, (uint64_t)(uintptr_t)ts_riprel + 10 + 16, 4);

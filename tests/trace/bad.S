@@ -247,6 +247,10 @@ FN ts_fxsave
 	fxsave (%rdi)
 FN ts_load
 	mov (%rdi), %rax
+FN ts_prefetchw
+	prefetchw -1(%rdi, %rdx)
+FN ts_prefetcht0
+	prefetcht0 64(%rsi)
 /* Opmask instructions, most of which Capstone 4 cannot decode. */
 FN ts_kmovq_gpr
 	kmovq %rcx, %k1

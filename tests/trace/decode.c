@@ -79,8 +79,7 @@ static const unsigned int any_pos_writers[] = { X86_INS_XCHG, X86_INS_XADD, X86_
 /* A memory destination that is only read. */
 static const unsigned int op0_readers[] = {
 	X86_INS_CMP, X86_INS_TEST, X86_INS_BT, X86_INS_PUSH, X86_INS_CALL, X86_INS_JMP,
-	X86_INS_NOP, X86_INS_PREFETCH, X86_INS_PREFETCHNTA, X86_INS_PREFETCHT0,
-	X86_INS_PREFETCHT1, X86_INS_PREFETCHT2, X86_INS_PREFETCHW, X86_INS_CMPSB,
+	X86_INS_NOP, X86_INS_CMPSB,
 	X86_INS_CMPSW, X86_INS_CMPSD, X86_INS_CMPSQ,
 };
 
@@ -255,6 +254,10 @@ int td_decode(const uint8_t *bytes, size_t avail, uint64_t rip, struct td_insn *
 	case X86_INS_SFENCE: in->kind = TD_SFENCE; break;
 	case X86_INS_MFENCE: in->kind = TD_MFENCE; break;
 	case X86_INS_LFENCE: in->kind = TD_LFENCE; break;
+	case X86_INS_PREFETCH: case X86_INS_PREFETCHNTA: case X86_INS_PREFETCHT0:
+	case X86_INS_PREFETCHT1: case X86_INS_PREFETCHT2: case X86_INS_PREFETCHW:
+		in->kind = TD_PREFETCH;
+		break;
 	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
 	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSQ:
 		in->string = 1;
@@ -359,7 +362,7 @@ int td_effect(const struct td_insn *in, const struct td_regs *before, struct td_
 		return -1;
 	e->addr = seg + base + index * (uint64_t)in->mem_scale + (uint64_t)in->mem_disp;
 	e->len = in->mem_size;
-	if (in->kind >= TD_WB_CLWB && in->kind <= TD_WB_CLFLUSH)
+	if ((in->kind >= TD_WB_CLWB && in->kind <= TD_WB_CLFLUSH) || in->kind == TD_PREFETCH)
 		e->len = 1;
 	if (in->needs_k) {
 		uint64_t k = before->have_k ? before->k[in->kreg] : 0;
@@ -396,7 +399,7 @@ const char *td_kind_name(enum td_kind k)
 		[TD_NONE] = "none", [TD_STORE] = "store", [TD_STORE_NT] = "nt-store",
 		[TD_STACK] = "stack", [TD_WB_CLWB] = "clwb", [TD_WB_CLFLUSHOPT] = "clflushopt",
 		[TD_WB_CLFLUSH] = "clflush", [TD_SFENCE] = "sfence", [TD_MFENCE] = "mfence",
-		[TD_LFENCE] = "lfence", [TD_UNKNOWN] = "unknown",
+		[TD_LFENCE] = "lfence", [TD_PREFETCH] = "prefetch", [TD_UNKNOWN] = "unknown",
 	};
 
 	return (unsigned int)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";

@@ -24,6 +24,7 @@ enum td_kind {
 	TD_SFENCE,
 	TD_MFENCE,
 	TD_LFENCE,
+	TD_PREFETCH,		/* a prefetch hint: writes nothing; addr is the byte it names */
 	TD_UNKNOWN,		/* undecodable, or a memory write the classifier does not model */
 };
 

@@ -166,6 +166,7 @@ void tl_sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
 
 	switch (e->kind) {
 	case TD_NONE:
+	case TD_PREFETCH:	/* a hint: no line changes state */
 		return;
 	case TD_STORE:
 	case TD_STORE_NT:
