@@ -110,9 +110,10 @@ extern uint64_t kflush_cpu_raw;
 extern unsigned int kflush_clflush_size;
 
 /*
- * The "tuned" kflush_memcpy variant: rep movsb from movsb_min bytes,
- * memcpy_orig below; with avoid_near also below whenever (dst - src) mod
- * 64 is 1..31, where some CPUs' rep movsb crawls. Set by a per-CPU rule.
+ * The "tuned" and "tuned_prefetchw" kflush_memcpy variants: rep movsb
+ * from movsb_min bytes, the AVX copy below; with avoid_near also below
+ * whenever (dst - src) mod 64 is 1..31, where some CPUs' rep movsb
+ * crawls. Set by a per-CPU rule.
  */
 struct kflush_memcpy_tuning {
 	size_t movsb_min;
@@ -137,7 +138,7 @@ struct kflush_cpuid {
 	uint32_t l1_ebx, l1_ecx, l1_edx;
 	uint32_t l7_ebx, l7_ecx, l7_edx;
 	uint32_t l7_1_eax;
-	uint32_t e8_ebx;
+	uint32_t e1_ecx, e8_ebx;
 	uint64_t xcr0;
 };
 uint64_t kflush_cpuid_features(const struct kflush_cpuid *c);

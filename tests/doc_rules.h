@@ -14,7 +14,10 @@
 
 #include "kflush.h"
 
-/* Vendor, family, models, operation, variant; for memcpy "tuned" its tuning, else 0. */
+/*
+ * Vendor, family, models, operation, variant; for memcpy "tuned" and
+ * "tuned_prefetchw" its tuning, else 0.
+ */
 struct doc_rule {
 	const char *vendor;
 	unsigned int family, model_min, model_max;

@@ -216,6 +216,8 @@ Test(cpu, agrees_with_proc_cpuinfo)
 		{ "avx2", KFLUSH_CPU_AVX2 }, { "avx512f", KFLUSH_CPU_AVX512F },
 		{ "movdiri", KFLUSH_CPU_MOVDIRI }, { "movdir64b", KFLUSH_CPU_MOVDIR64B },
 		{ "clzero", KFLUSH_CPU_CLZERO },
+		/* Linux names PREFETCHW (CPUID 0x80000001 ECX bit 8) after AMD's 3DNow!. */
+		{ "3dnowprefetch", KFLUSH_CPU_PREFETCHW },
 	}, listed_only[] = {
 		{ "rep_good", KFLUSH_CPU_REP_GOOD }, { "fsrs", KFLUSH_CPU_FSRS },
 		{ "fzrm", KFLUSH_CPU_FZRM },
@@ -265,7 +267,7 @@ Test(cpu, agrees_with_proc_cpuinfo)
  * all-ones words. The comparison with /proc/cpuinfo above cannot tell two
  * bits apart on a host that has both.
  */
-enum word { L1_EDX, L7_EBX, L7_ECX, L7_EDX, L7_1_EAX, E8_EBX };
+enum word { L1_EDX, L7_EBX, L7_ECX, L7_EDX, L7_1_EAX, E1_ECX, E8_EBX };
 
 static const struct cpuid_bit {
 	const char *name;
@@ -286,6 +288,7 @@ static const struct cpuid_bit {
 	{ "fzrm", L7_1_EAX, 10, KFLUSH_CPU_FZRM },
 	{ "fsrs", L7_1_EAX, 11, KFLUSH_CPU_FSRS },
 	{ "clzero", E8_EBX, 0, KFLUSH_CPU_CLZERO },
+	{ "prefetchw", E1_ECX, 8, KFLUSH_CPU_PREFETCHW },
 };
 
 #define NR_CPUID_BITS (sizeof(cpuid_bits) / sizeof(cpuid_bits[0]))
@@ -300,6 +303,7 @@ static uint32_t *word_of(struct kflush_cpuid *c, enum word w)
 	case L7_ECX: return &c->l7_ecx;
 	case L7_EDX: return &c->l7_edx;
 	case L7_1_EAX: return &c->l7_1_eax;
+	case E1_ECX: return &c->e1_ecx;
 	case E8_EBX: return &c->e8_ebx;
 	}
 	return NULL;
@@ -322,7 +326,7 @@ Test(cpu, cpuid_bit_positions)
 		const struct cpuid_bit *b = &cpuid_bits[i];
 		struct kflush_cpuid one = { .xcr0 = XCR0_ALL }, but = {
 			0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
-			0xffffffff, 0xffffffff, 0xffffffff, XCR0_ALL,
+			0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, XCR0_ALL,
 		};
 		uint64_t got;
 

@@ -61,6 +61,7 @@ static const struct feature {
 	{ "rep_good", KFLUSH_CPU_REP_GOOD },	{ "avx2", KFLUSH_CPU_AVX2 },
 	{ "avx512f", KFLUSH_CPU_AVX512F },	{ "movdiri", KFLUSH_CPU_MOVDIRI },
 	{ "movdir64b", KFLUSH_CPU_MOVDIR64B },	{ "clzero", KFLUSH_CPU_CLZERO },
+	{ "prefetchw", KFLUSH_CPU_PREFETCHW },
 };
 #define NR_FEATURES (sizeof(features) / sizeof(features[0]))
 
@@ -86,8 +87,8 @@ static const struct doc_op {
 	{ KFLUSH_OP_FLUSH, "flush", {
 		V("clwb", "clwb"), V("clflushopt", "clflushopt"), V("clflush", "") } },
 	{ KFLUSH_OP_MEMCPY, "memcpy", {
-		RULE_ONLY("tuned", "erms,avx2"), RULE_ONLY("avx2", "avx2"), V("fsrm", "fsrm"),
-		V("erms", "erms"), V("orig", "") } },
+		RULE_ONLY("tuned", "erms,avx2"), RULE_ONLY("tuned_prefetchw", "erms,avx2,prefetchw"),
+		RULE_ONLY("avx2", "avx2"), V("fsrm", "fsrm"), V("erms", "erms"), V("orig", "") } },
 	{ KFLUSH_OP_COPY_SAFE, "copy_safe", {
 		V("rep_movsb", "fsrm"), V("erms", "erms"),
 		NEVER_BOUND("movsq_tail_overlap"), NEVER_BOUND("movsq_tail_linus"),

@@ -288,20 +288,24 @@ Test(memcpy, direction)
 	 * load before the first store: memmove's result, as the backward
 	 * loop gives; its loop above 256 B gives neither); rep movsb at 4096
 	 * and 8192. dst - src is 32, outside the distances it keeps away
-	 * from rep movsb.
+	 * from rep movsb. tuned_prefetchw runs the same paths.
 	 */
-	fn = fn_by_name("tuned");
-	if (fn) {
-		check_direction(fn, "tuned", 0x10, 256, 1);
-		check_direction(fn, "tuned", 0x10, 4096, 0);
-		check_direction(fn, "tuned", 0x10, 8192, 0);
+	for (int t = 0; t < 2; t++) {
+		const char *name = t ? "tuned_prefetchw" : "tuned";
+
+		fn = fn_by_name(name);
+		if (fn) {
+			check_direction(fn, name, 0x10, 256, 1);
+			check_direction(fn, name, 0x10, 4096, 0);
+			check_direction(fn, name, 0x10, 8192, 0);
+		}
 	}
 }
 
 /*
  * The exported entry point calls the variant the precedence picks, or
- * "tuned" or "avx2" where a per-CPU rule says so (tests/test_dispatch.c
- * pins which CPUs those are, from libkflush(7)).
+ * "tuned", "tuned_prefetchw" or "avx2" where a per-CPU rule says so
+ * (tests/test_dispatch.c pins which CPUs those are, from libkflush(7)).
  */
 Test(memcpy, bound)
 {
@@ -316,6 +320,11 @@ Test(memcpy, bound)
 		cr_assert((f & (KFLUSH_CPU_ERMS | KFLUSH_CPU_AVX2)) ==
 			  (KFLUSH_CPU_ERMS | KFLUSH_CPU_AVX2),
 			  "tuned bound without erms and avx2 (features %#llx)", (unsigned long long)f);
+	else if (got && strcmp(got, "tuned_prefetchw") == 0)
+		cr_assert((f & (KFLUSH_CPU_ERMS | KFLUSH_CPU_AVX2 | KFLUSH_CPU_PREFETCHW)) ==
+			  (KFLUSH_CPU_ERMS | KFLUSH_CPU_AVX2 | KFLUSH_CPU_PREFETCHW),
+			  "tuned_prefetchw bound without erms, avx2 and prefetchw (features %#llx)",
+			  (unsigned long long)f);
 	else if (got && strcmp(got, "avx2") == 0)
 		cr_assert(f & KFLUSH_CPU_AVX2, "avx2 bound without avx2 (features %#llx)",
 			  (unsigned long long)f);

@@ -8,7 +8,9 @@
  * is 1..31; without a rule the switch-over is 2048 bytes. The switch-over
  * and the distance rule for this host come from tests/doc_rules.c (the
  * documented table) and this host's CPUID, never from the library.
- * Its sibling "avx2", the same AVX copy, must run no rep movsb at all.
+ * Its sibling "avx2", the same AVX copy, must run no rep movsb at all;
+ * "tuned_prefetchw" runs tuned's paths and asks for the destination's
+ * lines first (prefetchw), never for a byte outside it.
  *
  * tests/test_memcpy.c checks the bytes of every size and offset; this
  * checks the path, which the bytes cannot show for buffers apart.
@@ -29,19 +31,44 @@ static unsigned char *arena;
 static kflush_memcpy_fn tuned;	/* the variant under trace: tuned or avx2 */
 static const char *tuned_name;
 
+#define MAX_LINES 128	/* of the destination, watched for hints and stores */
+
 struct seen {
 	size_t movsb_bytes;	/* bytes moved by rep movsb */
 	size_t steps;
 	size_t last_ymm, last_vzeroupper;	/* step numbers, 0: none */
 	size_t legacy_sse;	/* xmm instructions without a VEX prefix */
 	char first_legacy[64];
+	/* The call's destination, and what asked for or stored its lines. */
+	uint64_t dst, n, line0;
+	size_t hints, hints_outside;
+	char first_outside[96];
+	size_t first_hint[MAX_LINES], first_store[MAX_LINES];	/* step numbers, 0: none */
 };
+
+static void note_line(size_t *first, const struct seen *s, uint64_t addr)
+{
+	uint64_t l = ((addr & ~63ULL) - s->line0) / 64;
+
+	if (addr >= s->line0 && l < MAX_LINES && !first[l])
+		first[l] = s->steps;
+}
 
 static void sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
 {
 	struct seen *s = ctx;
 
 	s->steps++;
+	if (e->kind == TD_PREFETCH) {
+		s->hints++;
+		if ((e->addr < s->dst || e->addr >= s->dst + s->n) && !s->hints_outside++)
+			snprintf(s->first_outside, sizeof(s->first_outside), "%.60s at dst%+lld",
+				 in->text, (long long)(e->addr - s->dst));
+		note_line(s->first_hint, s, e->addr);
+	}
+	if (e->kind == TD_STORE && e->len)
+		for (uint64_t a = e->addr & ~63ULL; a < e->addr + e->len; a += 64)
+			note_line(s->first_store, s, a < e->addr ? e->addr : a);
 	if (in->string && in->rep && in->width == 1 && strstr(in->text, "movsb"))
 		s->movsb_bytes += e->len;
 	if (strstr(in->text, "ymm"))
@@ -74,6 +101,11 @@ static void setup_avx2(void)
 	setup_variant("avx2", "avx2");
 }
 
+static void setup_prefetchw(void)
+{
+	setup_variant("tuned_prefetchw", "erms, avx2 and prefetchw");
+}
+
 static void teardown(void)
 {
 	tt_stop_arena(&tracer, arena, ARENA);
@@ -92,6 +124,9 @@ static struct seen traced(unsigned char *dst, const unsigned char *src, size_t n
 	char err[256] = "";
 
 	memset(&s, 0, sizeof(s));
+	s.dst = (uint64_t)(uintptr_t)dst;
+	s.n = n;
+	s.line0 = s.dst & ~63ULL;
 	fill(arena, ARENA, (unsigned int)n);
 	memset(dst, 0, n);
 	cr_assert_eq(tt_call(&tracer, (const void *)tuned, (uint64_t)(uintptr_t)dst,
@@ -108,7 +143,11 @@ static size_t traced_copy(unsigned char *dst, const unsigned char *src, size_t n
 	return traced(dst, src, n).movsb_bytes;
 }
 
-Test(memcpy_tuned, path_follows_documented_rule, .init = setup, .fini = teardown)
+/*
+ * Both tuned variants run with the switch-over of this CPU's rule when it
+ * names either of them (libkflush(7), Per-CPU rules), else the default.
+ */
+static void path_follows_documented_rule(void)
 {
 	static const size_t dists[] = { 0, 1, 8, 16, 31, 32, 33, 48, 63 };
 	const struct doc_rule *r;
@@ -117,7 +156,7 @@ Test(memcpy_tuned, path_follows_documented_rule, .init = setup, .fini = teardown
 
 	doc_read_host();
 	r = doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model, KFLUSH_OP_MEMCPY);
-	if (r && strcmp(r->variant, "tuned") == 0) {
+	if (r && (strcmp(r->variant, "tuned") == 0 || strcmp(r->variant, "tuned_prefetchw") == 0)) {
 		min = r->movsb_min;
 		avoid_near = r->avoid_near;
 	}
@@ -151,7 +190,18 @@ Test(memcpy_tuned, path_follows_documented_rule, .init = setup, .fini = teardown
 					     n, d, up, n);
 		}
 	}
-	cr_log_info("%zu instructions stepped", tracer.steps);
+	cr_log_info("%s: %zu instructions stepped", tuned_name, tracer.steps);
+}
+
+Test(memcpy_tuned, path_follows_documented_rule, .init = setup, .fini = teardown)
+{
+	path_follows_documented_rule();
+}
+
+Test(memcpy_tuned_prefetchw, path_follows_documented_rule, .init = setup_prefetchw,
+     .fini = teardown)
+{
+	path_follows_documented_rule();
 }
 
 /*
@@ -212,4 +262,61 @@ Test(memcpy_tuned, upper_state_clean, .init = setup, .fini = teardown)
 Test(memcpy_avx2, upper_state_clean, .init = setup_avx2, .fini = teardown)
 {
 	upper_state_clean();
+}
+
+Test(memcpy_tuned_prefetchw, upper_state_clean, .init = setup_prefetchw, .fini = teardown)
+{
+	upper_state_clean();
+}
+
+/*
+ * libkflush(7), Variants, tuned_prefetchw: every call of at least one byte
+ * asks for its first and last destination line before any store to them,
+ * and up to 256 B for every line between; no hint names a byte outside
+ * the destination. Each size around the copy's size decisions, at the
+ * start, the middle and the end of a line.
+ */
+Test(memcpy_tuned_prefetchw, hints_cover_dst_only, .init = setup_prefetchw, .fini = teardown)
+{
+	static const size_t sizes[] = { 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 100,
+					127, 128, 129, 191, 192, 200, 255, 256, 257, 1000, 5000 };
+	static const size_t offs[] = { 0, 1, 31, 63 };
+	size_t hints = 0;
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (size_t o = 0; o < sizeof(offs) / sizeof(offs[0]); o++) {
+			size_t n = sizes[i];
+			unsigned char *dst = arena + PAGE_OFF + FAR + offs[o];
+			struct seen s = traced(dst, arena + PAGE_OFF + 5, n);
+			size_t lines = (size_t)(((s.dst + n - 1) & ~63ULL) - s.line0) / 64 + 1;
+
+			hints += s.hints;
+			cr_expect_eq(s.hints_outside, 0, "n=%zu dst+%zu: %zu of %zu hints outside "
+				     "the destination, first %s", n, offs[o], s.hints_outside,
+				     s.hints, s.first_outside);
+			for (size_t l = 0; l < lines && l < MAX_LINES; l++) {
+				int want = l == 0 || l == lines - 1 || n <= 256;
+
+				if (!want)
+					continue;
+				cr_expect(s.first_hint[l] && (!s.first_store[l] ||
+							      s.first_hint[l] < s.first_store[l]),
+					  "n=%zu dst+%zu: line %zu of %zu %s", n, offs[o], l, lines,
+					  !s.first_hint[l] ? "never asked for" :
+					  "asked for after a store to it");
+			}
+		}
+	cr_expect_gt(hints, 0, "no hint seen at all");
+}
+
+/* tuned itself asks for nothing: the rule, not tuned, decides on the hints. */
+Test(memcpy_tuned, no_hints, .init = setup, .fini = teardown)
+{
+	static const size_t sizes[] = { 1, 32, 100, 200, 1000, 5000 };
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct seen s = traced(arena + PAGE_OFF + FAR + 3, arena + PAGE_OFF, sizes[i]);
+
+		cr_expect_eq(s.hints, 0, "n=%zu: %zu prefetch hints", sizes[i], s.hints);
+	}
 }

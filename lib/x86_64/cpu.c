@@ -22,7 +22,7 @@ unsigned int kflush_clflush_size = 64;
 static const char *const feature_names[KFLUSH_CPU_NR_FEATURES] = {
 	"sse2", "clflush", "clflushopt", "clwb", "erms", "fsrm", "fzrm",
 	"fsrs", "rep_good", "avx2", "avx512f", "movdiri", "movdir64b",
-	"clzero",
+	"clzero", "prefetchw",
 };
 
 static KFLUSH_EARLY uint64_t xgetbv0(void)
@@ -51,7 +51,7 @@ static KFLUSH_EARLY uint64_t detect(void)
 	vendor[12] = '\0';
 
 	/* Field by field, for the same reason (no memset either). */
-	c.l7_ebx = c.l7_ecx = c.l7_edx = c.l7_1_eax = c.e8_ebx = 0;
+	c.l7_ebx = c.l7_ecx = c.l7_edx = c.l7_1_eax = c.e1_ecx = c.e8_ebx = 0;
 	c.xcr0 = 0;
 	__cpuid(1, eax, ebx, ecx, edx);
 	eax1 = eax;
@@ -74,6 +74,10 @@ static KFLUSH_EARLY uint64_t detect(void)
 		}
 	}
 	__cpuid(0x80000000, max_ext, ebx, ecx, edx);
+	if (max_ext >= 0x80000001) {
+		__cpuid(0x80000001, eax, ebx, ecx, edx);
+		c.e1_ecx = ecx;
+	}
 	if (max_ext >= 0x80000008) {
 		__cpuid(0x80000008, eax, ebx, ecx, edx);
 		c.e8_ebx = ebx;

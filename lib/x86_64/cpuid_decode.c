@@ -39,6 +39,7 @@ static const struct cpuid_bit {
 	{ offsetof(struct kflush_cpuid, l7_edx), 4, 0, KFLUSH_CPU_FSRM },
 	{ offsetof(struct kflush_cpuid, l7_1_eax), 10, 0, KFLUSH_CPU_FZRM },
 	{ offsetof(struct kflush_cpuid, l7_1_eax), 11, 0, KFLUSH_CPU_FSRS },
+	{ offsetof(struct kflush_cpuid, e1_ecx), 8, 0, KFLUSH_CPU_PREFETCHW },
 	{ offsetof(struct kflush_cpuid, e8_ebx), 0, 0, KFLUSH_CPU_CLZERO },
 };
 

@@ -14,6 +14,7 @@ struct kflush_memcpy_tuning kflush_memcpy_tuning = { 2048, 0 };
 
 /* In memcpy.S, which reads avoid_near at offset 8. */
 void *memcpy_tuned(void *dst, const void *src, size_t n);
+void *memcpy_tuned_prefetchw(void *dst, const void *src, size_t n);
 void *memcpy_avx2(void *dst, const void *src, size_t n);
 _Static_assert(offsetof(struct kflush_memcpy_tuning, movsb_min) == 0 &&
 	       offsetof(struct kflush_memcpy_tuning, avoid_near) == 8,
@@ -22,6 +23,8 @@ _Static_assert(offsetof(struct kflush_memcpy_tuning, movsb_min) == 0 &&
 /* Every variant stays listed, bound or not, so the benchmark can race them. */
 KFLUSH_IMPLS(kflush_memcpy,
 	KFLUSH_IMPL("tuned", KFLUSH_CPU_ERMS | KFLUSH_CPU_AVX2, KFLUSH_IMPL_RULE_ONLY, memcpy_tuned),
+	KFLUSH_IMPL("tuned_prefetchw", KFLUSH_CPU_ERMS | KFLUSH_CPU_AVX2 | KFLUSH_CPU_PREFETCHW,
+		    KFLUSH_IMPL_RULE_ONLY, memcpy_tuned_prefetchw),
 	KFLUSH_IMPL("avx2", KFLUSH_CPU_AVX2, KFLUSH_IMPL_RULE_ONLY, memcpy_avx2),
 	KFLUSH_IMPL("fsrm", KFLUSH_CPU_FSRM, 0, memcpy_fsrm),
 	KFLUSH_IMPL("erms", KFLUSH_CPU_ERMS, 0, memcpy_erms),
