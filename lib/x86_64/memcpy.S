@@ -127,7 +127,11 @@ END(memcpy_fsrm)
  * in L1 (a direct timing walking 16 KiB) 0.87-1.00x at 16-256 B, the
  * hints' own cost. A hint in the loop as well, 256 B ahead, gained cold
  * copies from 384 B another 1.1-1.2x, but cost up to 0.6x in L1 at 1-2
- * KiB; none is there. A prefetch neither faults nor changes memory:
+ * KiB; none is there. prefetcht0 of the same bytes ran the same
+ * (single-threaded, a line no other core holds comes in exclusive
+ * either way); prefetchw also takes a line another core shares without
+ * a second request when the store comes. A prefetch neither faults nor
+ * changes memory:
  * for n = 0 the two hints fall on dst's line and the one before it, which
  * costs less than a test of n (1-3 % at 1-96 B hot). Its entry starts a
  * 64-byte line: where the assembler put it (16-byte aligned), the hints
