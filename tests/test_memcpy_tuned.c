@@ -28,7 +28,7 @@
 
 static struct tt_tracer tracer;
 static unsigned char *arena;
-static kflush_memcpy_fn tuned;	/* the variant under trace: tuned or avx2 */
+static kflush_memcpy_fn tuned;	/* the variant under trace: tuned, tuned_prefetchw or avx2 */
 static const char *tuned_name;
 
 #define MAX_LINES 128	/* of the destination, watched for hints and stores */

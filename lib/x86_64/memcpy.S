@@ -119,25 +119,26 @@ END(memcpy_fsrm)
  * before anything else: its first and last line on entry, and in the AVX
  * copy up to 256 B every line between them. A store to a line the core
  * does not hold waits in the store buffer for the line's read for
- * ownership, which starts only as the store leaves; the hint starts it at
- * once, for every line. On Intel family 6 model 0xa7 (copy-bench memcpy,
- * two runs of 21 rounds, geometric means of each class) that made tuned
- * 1.19x as fast at 1-96 B hot (L2, the bench's 256 KiB window) and
+ * ownership, which starts only as the store leaves; the hint starts it
+ * at once, for every line. On Intel family 6 model 0xa7 (copy-bench
+ * memcpy, two runs of 21 rounds, geometric means of each class) that made
+ * tuned 1.19x as fast at 1-96 B hot (L2, the bench's 256 KiB window) and
  * 1.27-1.28x cold, 1.10x and 1.15-1.16x at 97 B-2 KiB, 1.01x from 2 KiB;
  * in L1 (a direct timing walking 16 KiB) 0.87-1.00x at 16-256 B, the
  * hints' own cost. A hint in the loop as well, 256 B ahead, gained cold
- * copies from 384 B another 1.1-1.2x, but cost up to 0.6x in L1 at 1-2
- * KiB; none is there. prefetcht0 of the same bytes ran the same
- * (single-threaded, a line no other core holds comes in exclusive
- * either way); prefetchw also takes a line another core shares without
- * a second request when the store comes. A prefetch neither faults nor
- * changes memory:
- * for n = 0 the two hints fall on dst's line and the one before it, which
- * costs less than a test of n (1-3 % at 1-96 B hot). Its entry starts a
- * 64-byte line: where the assembler put it (16-byte aligned), the hints
- * cost 0.3-0.6 ns a call at 80-192 B in L1 (0.71-0.86x tuned's speed, a
- * direct timing, medians of 31 rounds), and nothing measurable with it
- * on a line of its own (0.92-1.08x).
+ * copies from 384 B another 1.1-1.2x but cost up to 0.6x in L1 at 1-2
+ * KiB, so the loop has none. prefetcht0 ran the same (single-threaded, a
+ * line no other core holds comes in exclusive either way); prefetchw
+ * also takes a line another core shares without a second request when
+ * the store comes.
+ *
+ * A prefetch neither faults nor changes memory: for n = 0 the two hints
+ * fall on dst's line and the one before it, which costs less than a test
+ * of n (1-3 % at 1-96 B hot). The variant's entry starts a 64-byte line:
+ * where the assembler put it (16-byte aligned), the hints cost 0.3-0.6
+ * ns a call at 80-192 B in L1 (0.71-0.86x tuned's speed, a direct timing,
+ * medians of 31 rounds), and nothing measurable with it on a line of its
+ * own (0.92-1.08x).
  *
  * All clobber ymm0-ymm7 as well (all caller-saved), and leave the upper
  * halves zero.
