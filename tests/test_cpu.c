@@ -124,6 +124,20 @@ Test(cpu, intel_rules) { CHECK_TABLE(intel); }
 Test(cpu, amd_rules) { CHECK_TABLE(amd); }
 Test(cpu, other_vendor_rules) { CHECK_TABLE(others); }
 
+/* This CPU's CPUID(0) vendor string, read here, never from the library. */
+static void host_vendor(char vendor[13])
+{
+	unsigned int max = 0, b = 0, c = 0, d = 0;
+
+	vendor[0] = '\0';
+	if (!__get_cpuid(0, &max, &b, &c, &d))
+		return;
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
+	vendor[12] = '\0';
+}
+
 /*
  * The library applies the rule to this CPU: REP_GOOD and FSRS in the raw
  * set are what the rule gives for the host's vendor and signature (FSRS
@@ -136,10 +150,7 @@ Test(cpu, host_derived)
 	char vendor[13];
 
 	cr_assert(__get_cpuid(0, &max, &b, &c, &d));
-	memcpy(vendor, &b, 4);
-	memcpy(vendor + 4, &d, 4);
-	memcpy(vendor + 8, &c, 4);
-	vendor[12] = '\0';
+	host_vendor(vendor);
 	__cpuid(1, eax1, b, c, d);
 	if (max >= 7) {
 		__cpuid_count(7, 0, a, b, c, d);
@@ -230,8 +241,7 @@ Test(cpu, agrees_with_proc_cpuinfo)
 		 */
 		{ "3dnowprefetch", KFLUSH_CPU_PREFETCHW },
 	};
-	unsigned int max = 0, b = 0, c = 0, d = 0;
-	char vendor[13] = "";
+	char vendor[13];
 	int on_amd;
 	const char *preload = getenv("LD_PRELOAD");
 	uint64_t raw = kflush_cpu_features_raw();
@@ -258,12 +268,7 @@ Test(cpu, agrees_with_proc_cpuinfo)
 		cr_expect_eq(l, k, "%s: /proc/cpuinfo %s it, kflush_cpu_features_raw() %s",
 			     both[i].name, k ? "lists" : "does not list", l ? "has it" : "does not");
 	}
-	if (__get_cpuid(0, &max, &b, &c, &d)) {
-		memcpy(vendor, &b, 4);
-		memcpy(vendor + 4, &d, 4);
-		memcpy(vendor + 8, &c, 4);
-		vendor[12] = '\0';
-	}
+	host_vendor(vendor);
 	on_amd = strcmp(vendor, "AuthenticAMD") == 0;
 	for (size_t i = 0; i < sizeof(amd_derives_more) / sizeof(amd_derives_more[0]); i++) {
 		int k = listed(flags, amd_derives_more[i].name), l = !!(raw & amd_derives_more[i].bit);

@@ -451,7 +451,7 @@ static void asked_sink(void *ctx, const struct td_insn *in, const struct td_effe
 		a->in_memcpy = 1;
 	if (writes_in(e, a->d0, a->d1))
 		a->stored = 1;
-	else if (!a->stored && !a->in_memcpy && !strncmp(in->text, "prefetch", 8))
+	else if (!a->stored && !a->in_memcpy && e->kind == TD_PREFETCH)
 		a->prefetches++;
 	if (a->in_memcpy && !strncmp(in->text, "ret", 3))
 		a->in_memcpy = 0;
