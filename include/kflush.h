@@ -52,7 +52,8 @@ const char *kflush_version(unsigned int *major, unsigned int *minor, unsigned in
 #define KFLUSH_CPU_MOVDIR64B	(1ULL << 12)
 #define KFLUSH_CPU_CLZERO	(1ULL << 13)
 #define KFLUSH_CPU_PREFETCHW	(1ULL << 14)
-#define KFLUSH_CPU_NR_FEATURES	15
+#define KFLUSH_CPU_AVX512BW	(1ULL << 15)
+#define KFLUSH_CPU_NR_FEATURES	16
 
 uint64_t kflush_cpu_features(void);
 uint64_t kflush_cpu_features_raw(void);

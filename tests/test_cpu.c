@@ -226,6 +226,7 @@ Test(cpu, agrees_with_proc_cpuinfo)
 		{ "clflushopt", KFLUSH_CPU_CLFLUSHOPT }, { "clwb", KFLUSH_CPU_CLWB },
 		{ "erms", KFLUSH_CPU_ERMS }, { "fsrm", KFLUSH_CPU_FSRM },
 		{ "avx2", KFLUSH_CPU_AVX2 }, { "avx512f", KFLUSH_CPU_AVX512F },
+		{ "avx512bw", KFLUSH_CPU_AVX512BW },
 		{ "movdiri", KFLUSH_CPU_MOVDIRI }, { "movdir64b", KFLUSH_CPU_MOVDIR64B },
 		{ "clzero", KFLUSH_CPU_CLZERO },
 	}, listed_only[] = {
@@ -314,6 +315,7 @@ static const struct cpuid_bit {
 	{ "erms", L7_EBX, 9, KFLUSH_CPU_ERMS },
 	{ "avx2", L7_EBX, 5, KFLUSH_CPU_AVX2 },
 	{ "avx512f", L7_EBX, 16, KFLUSH_CPU_AVX512F },
+	{ "avx512bw", L7_EBX, 30, KFLUSH_CPU_AVX512BW },
 	{ "clflushopt", L7_EBX, 23, KFLUSH_CPU_CLFLUSHOPT },
 	{ "clwb", L7_EBX, 24, KFLUSH_CPU_CLWB },
 	{ "movdiri", L7_ECX, 27, KFLUSH_CPU_MOVDIRI },
@@ -376,7 +378,7 @@ Test(cpu, cpuid_bit_positions)
 	}
 }
 
-/* AVX2 and AVX-512F count only with their register state enabled in XCR0. */
+/* AVX2, AVX-512F and AVX-512BW count only with their register state enabled in XCR0. */
 Test(cpu, cpuid_vector_state)
 {
 	static const struct { uint64_t xcr0; uint64_t want; const char *what; } cases[] = {
@@ -387,11 +389,12 @@ Test(cpu, cpuid_vector_state)
 		{ 0x67, KFLUSH_CPU_AVX2, "no opmask" },
 		{ 0xa7, KFLUSH_CPU_AVX2, "no ZMM_Hi256" },
 		{ 0xc7, KFLUSH_CPU_AVX2, "no Hi16_ZMM" },
-		{ 0xe7, KFLUSH_CPU_AVX2 | KFLUSH_CPU_AVX512F, "all" },
+		{ 0xe7, KFLUSH_CPU_AVX2 | KFLUSH_CPU_AVX512F | KFLUSH_CPU_AVX512BW, "all" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct kflush_cpuid c = { .l7_ebx = (1U << 5) | (1U << 16), .xcr0 = cases[i].xcr0 };
+		struct kflush_cpuid c = { .l7_ebx = (1U << 5) | (1U << 16) | (1U << 30),
+					   .xcr0 = cases[i].xcr0 };
 		uint64_t got = kflush_cpuid_features(&c);
 
 		cr_expect_eq(got, cases[i].want, "XCR0 %#" PRIx64 " (%s): decoded %#" PRIx64

@@ -61,7 +61,7 @@ static const struct feature {
 	{ "rep_good", KFLUSH_CPU_REP_GOOD },	{ "avx2", KFLUSH_CPU_AVX2 },
 	{ "avx512f", KFLUSH_CPU_AVX512F },	{ "movdiri", KFLUSH_CPU_MOVDIRI },
 	{ "movdir64b", KFLUSH_CPU_MOVDIR64B },	{ "clzero", KFLUSH_CPU_CLZERO },
-	{ "prefetchw", KFLUSH_CPU_PREFETCHW },
+	{ "prefetchw", KFLUSH_CPU_PREFETCHW },	{ "avx512bw", KFLUSH_CPU_AVX512BW },
 };
 #define NR_FEATURES (sizeof(features) / sizeof(features[0]))
 

@@ -22,7 +22,7 @@ unsigned int kflush_clflush_size = 64;
 static const char *const feature_names[KFLUSH_CPU_NR_FEATURES] = {
 	"sse2", "clflush", "clflushopt", "clwb", "erms", "fsrm", "fzrm",
 	"fsrs", "rep_good", "avx2", "avx512f", "movdiri", "movdir64b",
-	"clzero", "prefetchw",
+	"clzero", "prefetchw", "avx512bw",
 };
 
 static KFLUSH_EARLY uint64_t xgetbv0(void)

@@ -32,6 +32,8 @@ static const struct cpuid_bit {
 	{ offsetof(struct kflush_cpuid, l7_ebx), 5, XCR0_SSE | XCR0_AVX, KFLUSH_CPU_AVX2 },
 	{ offsetof(struct kflush_cpuid, l7_ebx), 16, XCR0_SSE | XCR0_AVX | XCR0_AVX512,
 	  KFLUSH_CPU_AVX512F },
+	{ offsetof(struct kflush_cpuid, l7_ebx), 30, XCR0_SSE | XCR0_AVX | XCR0_AVX512,
+	  KFLUSH_CPU_AVX512BW },
 	{ offsetof(struct kflush_cpuid, l7_ebx), 23, 0, KFLUSH_CPU_CLFLUSHOPT },
 	{ offsetof(struct kflush_cpuid, l7_ebx), 24, 0, KFLUSH_CPU_CLWB },
 	{ offsetof(struct kflush_cpuid, l7_ecx), 27, 0, KFLUSH_CPU_MOVDIRI },
