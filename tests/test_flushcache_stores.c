@@ -25,6 +25,11 @@
  * is NT. The "_short_cached" variants have no cached edge lines: a call
  * with a sub-word edge stores nothing NT below 768 bytes (a copy) or 384
  * (a fill), and from there every byte NT.
+ * avx512_movdir64b's copies of 1..64 bytes with a sub-word edge, and
+ * avx512_short_cached's fills of 1..128, are one masked 64-byte store
+ * (a fill above 64 bytes: one whole 64-byte store, then one masked)
+ * where those bytes stay in the destination's page, touching no vector
+ * register that needs vzeroupper (libkflush(7), Variants).
  * test_flushcache.c checks the bytes and test_persistence.c the lines;
  * this catches a path that is correct but not the one measured (a
  * condition that can never be true still copies right, through movnti).
@@ -618,6 +623,115 @@ Test(flushcache_stores, short_calls_by_line, .init = setup, .fini = teardown)
 	}
 	if (!ran)
 		cr_skip_test("no flush-copy or flush-fill variant of these usable here");
+}
+
+/* The stores of a call into [d0, d1), and whether it touched ymm0-15/zmm0-15 after vzeroupper. */
+struct masked {
+	uint64_t d0, d1;
+	size_t stores, masked, whole, other, steps, last_low_vec, last_vzeroupper;
+	uint64_t mask_at, mask;
+	char first_other[128];
+};
+
+/* Whether @text names ymm0..15 or zmm0..15 (the registers whose upper halves SSE code pays for). */
+static int low_vector_reg(const char *text)
+{
+	for (const char *p = text; (p = strstr(p, "mm")) != NULL; p += 2)
+		if (p > text && (p[-1] == 'y' || p[-1] == 'z') && p[2] >= '0' && p[2] <= '9' &&
+		    (p[3] < '0' || p[3] > '9' || (p[2] == '1' && p[3] <= '5')))
+			return 1;
+	return 0;
+}
+
+static void masked_sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
+{
+	struct masked *m = ctx;
+
+	m->steps++;
+	if (low_vector_reg(in->text))
+		m->last_low_vec = m->steps;
+	if (strncmp(in->text, "vzeroupper", 10) == 0)
+		m->last_vzeroupper = m->steps;
+	if (!writes_in(e, m->d0, m->d1))
+		return;
+	m->stores++;
+	if (e->kind == TD_STORE && e->masked) {
+		m->masked++;
+		m->mask_at = e->addr;
+		m->mask = e->bytemask;
+	} else if (e->kind == TD_STORE && e->len == 64 && e->addr == m->d0) {
+		m->whole++;
+	} else if (!m->other++) {
+		snprintf(m->first_other, sizeof(m->first_other), "%.60s (%s) at dst%+ld", in->text,
+			 td_kind_name(e->kind), (long)(e->addr - m->d0));
+	}
+}
+
+/* The first @n bytes of a mask (n <= 64). */
+static uint64_t low_bytes(size_t n)
+{
+	return n >= 64 ? ~0ULL : (1ULL << n) - 1;
+}
+
+Test(flushcache_stores, masked_short_calls, .init = setup, .fini = teardown)
+{
+	static const struct {
+		enum kflush_op op;
+		const char *name;
+		size_t max;	/* masked up to here */
+	} v[] = { { KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b", 64 },
+		  { KFLUSH_OP_MEMSET_FLUSHCACHE, "avx512_short_cached", 128 } };
+	/* Every one with a sub-word edge at each of these offsets. */
+	static const size_t sizes[] = { 1, 2, 3, 5, 17, 33, 62, 63, 64, 65, 66, 97, 127, 128, 129 };
+	static const size_t doffs[] = { 1, 3, 6, 61, 4096 - 70, 4096 - 61 };
+	size_t ran = 0;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		kflush_fn fn = variant(v[i].op, v[i].name);
+
+		if (!fn) {
+			cr_log_info("%s: not usable on this CPU (after KFLUSH_HWCAPS)", v[i].name);
+			continue;
+		}
+		ran++;
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+			for (size_t o = 0; o < sizeof(doffs) / sizeof(doffs[0]); o++) {
+				size_t n = sizes[k], doff = doffs[o];
+				int two = n > 64;
+				/* The source (arena+SRC_OFF+8) is never near its page's end. */
+				int fits = doff % 4096 + (two ? 128 : 64) <= 4096;
+				struct masked m;
+
+				if (n > v[i].max || (n % 4 == 0 && doff % 4 == 0))
+					fits = 0;
+				memset(&m, 0, sizeof(m));
+				m.d0 = (uint64_t)(uintptr_t)(arena + doff);
+				m.d1 = m.d0 + n;
+				traced_op(v[i].op, v[i].name, fn, doff, n, masked_sink, &m);
+				cr_expect(!m.last_low_vec || m.last_vzeroupper > m.last_low_vec,
+					  "%s n=%zu dst+%zu: ymm0-15/zmm0-15 at step %zu and no "
+					  "vzeroupper after it", v[i].name, n, doff, m.last_low_vec);
+				if (!fits) {
+					/* Above 128 bytes the temporal fill is glibc's memset, masks and all. */
+					cr_expect(n > 128 ? !(m.stores == 2 && m.whole == 1) : !m.masked,
+						  "%s n=%zu dst+%zu: the masked path, want the temporal "
+						  "one", v[i].name, n, doff);
+					continue;
+				}
+				cr_expect(m.stores == 1u + two && m.masked == 1 && m.whole == (size_t)two,
+					  "%s n=%zu dst+%zu: %zu stores (%zu masked, %zu whole lines; "
+					  "first other %s), want %s", v[i].name, n, doff, m.stores,
+					  m.masked, m.whole, m.other ? m.first_other : "none",
+					  two ? "one whole line, one masked" : "one masked");
+				cr_expect(m.mask_at == m.d0 + (two ? 64 : 0) &&
+					  m.mask == low_bytes(two ? n - 64 : n),
+					  "%s n=%zu dst+%zu: masked store at dst%+ld, mask %#llx",
+					  v[i].name, n, doff, (long)(m.mask_at - m.d0),
+					  (unsigned long long)m.mask);
+			}
+	}
+	if (!ran)
+		cr_skip_test("neither avx512_movdir64b nor avx512_short_cached usable here");
 }
 
 /* A move to arena+8192+@doff from @dist below it; checks the bytes. */

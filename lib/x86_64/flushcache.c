@@ -65,7 +65,8 @@ FLUSHCACHE_VARIANT(memcpy_flushcache_movdir64b, MOVDIR64B_BLOCK, movdir64b_block
 		   nt_copy_small)
 
 KFLUSH_IMPLS(kflush_memcpy_flushcache,
-	KFLUSH_IMPL("avx512_movdir64b", KFLUSH_CPU_AVX512F | KFLUSH_CPU_MOVDIR64B, KFLUSH_IMPL_RULE_ONLY,
+	KFLUSH_IMPL("avx512_movdir64b", KFLUSH_CPU_AVX512F | KFLUSH_CPU_AVX512BW | KFLUSH_CPU_MOVDIR64B,
+		    KFLUSH_IMPL_RULE_ONLY,
 		    memcpy_flushcache_avx512_movdir64b),
 	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memcpy_flushcache_avx512),
 	KFLUSH_IMPL("avx2", KFLUSH_CPU_AVX2, 0, memcpy_flushcache_avx2),
@@ -119,7 +120,8 @@ FLUSHSET_ENTRY(memset_flushcache_movnti, flushset_short, nt_set_words)
 
 KFLUSH_IMPLS(kflush_memset_flushcache,
 	KFLUSH_IMPL("avx512", KFLUSH_CPU_AVX512F, 0, memset_flushcache_avx512),
-	KFLUSH_IMPL("avx512_short_cached", KFLUSH_CPU_AVX512F, KFLUSH_IMPL_RULE_ONLY,
+	KFLUSH_IMPL("avx512_short_cached", KFLUSH_CPU_AVX512F | KFLUSH_CPU_AVX512BW,
+		    KFLUSH_IMPL_RULE_ONLY,
 		    memset_flushcache_avx512_short_cached),
 	KFLUSH_IMPL("avx2", KFLUSH_CPU_AVX2, 0, memset_flushcache_avx2),
 	KFLUSH_IMPL("avx2_short_cached", KFLUSH_CPU_AVX2, KFLUSH_IMPL_RULE_ONLY,

@@ -55,4 +55,5 @@ static inline __attribute__((always_inline)) void avx2_set_line(char *d, const v
 	_mm256_stream_si256((__m256i *)(d + 32), v);
 }
 
-FLUSHSET_VEC_VARIANTS(avx2, __m256i, _mm256_set1_epi8, avx2_set_line, vec_set_words)
+FLUSHSET_VEC_VARIANTS(avx2, __m256i, _mm256_set1_epi8, avx2_set_line, vec_set_words,
+		      memset_temporal)

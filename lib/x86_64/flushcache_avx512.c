@@ -34,6 +34,93 @@ FLUSHCACHE_VARIANT(memcpy_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_
 		   vec_one_line, vec_copy_small)
 
 /*
+ * The short calls of the two rule-bound variants below (avx512_movdir64b,
+ * avx512_short_cached) that go all through the cache, 1..64 bytes with a
+ * sub-word edge (split_edges(): no whole line, so every line is cached):
+ * one masked 64-byte store (AVX-512BW) instead of the temporal path's two
+ * overlapping ones (three for 1..3 bytes), then the store gap and the
+ * write-back. Into lines the core does not hold, every store of a call
+ * waits in the store buffer for its line, and the fewer stores a call
+ * leaves there, the more calls' lines are asked for at once: on Intel
+ * family 6 model 0xa7, a direct timing of 16384 calls 128 B apart, sizes
+ * +-25 % and offsets 0..63 at random, a fresh 2 MiB each round (the
+ * bench's cold random layout), median of 21 rounds, each stack store
+ * added to a call cost 0.5-0.7 ns; glibc's memset, one masked store below
+ * 64 bytes, plus kflush_flush() ran fills of 4-48 B 1.03-1.11x as fast as
+ * the temporal fill, and with this path the two tie (0.97-1.04). Copies
+ * (a masked load, then the store): 1.02-1.11x glibc memcpy + kflush_flush
+ * at 2-16 B, 0.98-0.99 at 32-48 B, where the temporal copy ran 0.92-1.00.
+ * Into lines in L1 the masked store costs: a 4 KiB window, 14.4-15.1 ns
+ * per fill against the temporal path's 13.1-13.6. These variants are
+ * bound for cold destinations; kflush_memset_temporal() and
+ * kflush_memcpy_temporal() keep their stores for hot ones.
+ *
+ * Only where the 64 bytes at the address stay in its page, as glibc's
+ * AVX-512 memset does: the masked-off bytes of a store or load that
+ * crosses into the next page still need that page's translation, and a
+ * call that ends a mapping must not depend on how the CPU suppresses a
+ * fault there. Elsewhere, the temporal path. zmm16 and k1: EVEX-only
+ * registers, so the caller's SSE code meets no dirty upper state.
+ */
+/* Whether @len bytes from @p stay in @p's page. */
+static inline __attribute__((always_inline)) int in_page(const void *p, size_t len)
+{
+	return ((uintptr_t)p & (KFLUSH_PAGE_SIZE - 1)) <= KFLUSH_PAGE_SIZE - len;
+}
+
+/* The mask of the first @n bytes of a line, 1 <= n <= 64. */
+static inline __attribute__((always_inline)) uint64_t first_bytes(size_t n)
+{
+	return ~0ULL >> (LINE - n);
+}
+
+/* Out of line: inlined, it cost the entry's other short paths a frame. */
+static __attribute__((noinline)) void avx512_short_copy_masked(void *dst, const void *src, size_t n)
+{
+	if (n - 1 < LINE && in_page(dst, LINE) && in_page(src, LINE)) {
+		__asm__ __volatile__("kmovq %[m], %%k1\n\t"
+				     "vmovdqu8 (%[s]), %%zmm16%{%%k1%}%{z%}\n\t"
+				     "vmovdqu8 %%zmm16, (%[d])%{%%k1%}"
+				     : : [d] "r"(dst), [s] "r"(src), [m] "r"(first_bytes(n))
+				     : "k1", "xmm16", "memory");
+		writeback_range(dst, n);
+		return;
+	}
+	flushcache_short(dst, src, n);
+}
+
+/*
+ * A fill goes the same way up to two lines (avx512_short_cached sends every
+ * fill below FLUSHCACHE_BULK_MIN with a sub-word edge through the cache):
+ * 65..128 bytes as one whole 64-byte store and one masked, where the
+ * temporal fill makes eight 16-byte stores. The same timing, fills of
+ * 80 and 96 B +-25 %, three runs: over glibc memset + kflush_flush (two
+ * 64-byte stores) 0.99-1.04 and 0.97-1.02 this way, 0.94-1.00 and
+ * 0.90-0.95 with the temporal fill above 64 bytes.
+ */
+static __attribute__((noinline)) void avx512_short_set_masked(void *dst, int c, size_t n)
+{
+	if (n - 1 < LINE && in_page(dst, LINE)) {
+		__asm__ __volatile__("vpbroadcastb %k[c], %%zmm16\n\t"
+				     "kmovq %[m], %%k1\n\t"
+				     "vmovdqu8 %%zmm16, (%[d])%{%%k1%}"
+				     : : [d] "r"(dst), [c] "r"(c), [m] "r"(first_bytes(n))
+				     : "k1", "xmm16", "memory");
+	} else if (n - 1 < 2 * LINE && in_page(dst, 2 * LINE)) {
+		__asm__ __volatile__("vpbroadcastb %k[c], %%zmm16\n\t"
+				     "kmovq %[m], %%k1\n\t"
+				     "vmovdqu64 %%zmm16, (%[d])\n\t"
+				     "vmovdqu8 %%zmm16, 64(%[d])%{%%k1%}"
+				     : : [d] "r"(dst), [c] "r"(c), [m] "r"(first_bytes(n - LINE))
+				     : "k1", "xmm16", "memory");
+	} else {
+		memset_temporal(dst, c, n);
+		return;
+	}
+	writeback_range(dst, n);
+}
+
+/*
  * avx512 below MOVDIR64B_STREAM_MIN bytes, movdir64b lines from there,
  * bound only by a per-CPU rule. On the Intel Xeon that KVM presents as
  * family 6 model 0xa7, copy-bench cold sweep, two runs of 11 rounds,
@@ -57,8 +144,8 @@ static __attribute__((noinline)) void avx512_movdir64b_lines(char *d, const char
 				 avx512_line);
 }
 
-FLUSHCACHE_ENTRY(memcpy_flushcache_avx512_movdir64b, avx512_movdir64b_lines, avx512_line,
-		 vec_one_line, vec_copy_small)
+FLUSHCACHE_ENTRY_AT(memcpy_flushcache_avx512_movdir64b, 0, avx512_movdir64b_lines, avx512_line,
+		    vec_one_line, vec_copy_small, avx512_short_copy_masked)
 
 FLUSHMOVE_VARIANT(memmove_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_line)
 
@@ -81,4 +168,5 @@ static inline __attribute__((always_inline)) void avx512_set_line(char *d, const
  * as avx512 by the class means, but its 32-byte lines took 1.00-1.03x
  * avx512's time from 2 KiB cold (libkflush(7), Per-CPU rules).
  */
-FLUSHSET_VEC_VARIANTS(avx512, __m512i, _mm512_set1_epi8, avx512_set_line, vec_set_words)
+FLUSHSET_VEC_VARIANTS(avx512, __m512i, _mm512_set1_epi8, avx512_set_line, vec_set_words,
+		      avx512_short_set_masked)

@@ -448,9 +448,11 @@ void flushset_short(char *d, int c, size_t n);
  * entry leaves has a sub-word edge, so it is the temporal fill): both
  * drive flushset_lines() with the byte broadcast into a @vec by
  * @broadcast and stored a line at a time by @set_line, and take edge-free
- * short fills to @words.
+ * short fills to @words; the "_short_cached" form's other short fills go
+ * to @short_cached_set (memset_temporal(), or a variant's own way of
+ * storing them through the cache).
  */
-#define FLUSHSET_VEC_VARIANTS(isa, vec, broadcast, set_line, words)		\
+#define FLUSHSET_VEC_VARIANTS(isa, vec, broadcast, set_line, words, short_cached_set) \
 	static inline __attribute__((always_inline)) void isa##_set_drive(char *d, int c, \
 									  size_t n,	\
 									  size_t cached_below) \
@@ -470,7 +472,7 @@ void flushset_short(char *d, int c, size_t n);
 	}									\
 	FLUSHSET_ENTRY(memset_flushcache_##isa, isa##_set_lines, words)		\
 	FLUSHSET_ENTRY_AT(memset_flushcache_##isa##_short_cached, SHORT_CACHED_SET_BELOW, \
-			  isa##_set_lines_short_cached, words, memset_temporal)
+			  isa##_set_lines_short_cached, words, short_cached_set)
 
 /* Per-ISA variants, each in a file built with its own -m flags. */
 void memcpy_flushcache_avx2(void *dst, const void *src, size_t n);
