@@ -238,6 +238,83 @@ static void src_bounds(const char *name, kflush_memcpy_flushcache_fn fn)
 	munmap(m, span + 2 * 4096);
 }
 
+/*
+ * No access outside the destination: put it flush against a PROT_NONE
+ * page, after it (every size, so every alignment of its start) and then
+ * before it, for a copy and for a fill. A variant that reaches past its
+ * bytes with a wide store, a wide load of its own destination, or a
+ * write-back of a line it did not store to faults here (the masked
+ * 64-byte stores of avx512_movdir64b and avx512_short_cached stay inside
+ * the page of their first byte; flushcache_avx512.c).
+ */
+struct dst_bounds {
+	unsigned char *m, *lo, *hi;
+	size_t span;
+};
+
+static struct dst_bounds dst_bounds_map(void)
+{
+	struct dst_bounds b;
+
+	b.span = (TU_SWEEP_MAX + 4095) & ~(size_t)4095;
+	b.m = mmap(NULL, b.span + 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	cr_assert(b.m != MAP_FAILED);
+	b.lo = b.m + 4096;
+	b.hi = b.lo + b.span;
+	cr_assert(mprotect(b.m, 4096, PROT_NONE) == 0);
+	cr_assert(mprotect(b.hi, 4096, PROT_NONE) == 0);
+	catch_faults();
+	return b;
+}
+
+static void dst_bounds_copy(const char *name, kflush_memcpy_flushcache_fn fn)
+{
+	struct dst_bounds b = dst_bounds_map();
+
+	for (volatile size_t n = 1; n <= TU_SWEEP_MAX; n++) {
+		for (volatile int at_end = 0; at_end < 2; at_end++) {
+			unsigned char *d = at_end ? b.hi - n : b.lo;
+			const unsigned char *s = src + (n * 7) % 64;
+
+			if (sigsetjmp(fault_jmp, 1))
+				cr_assert_fail("memcpy_flushcache %s: n=%zu, destination %s a page: "
+					       "access %s it", name, (size_t)n,
+					       at_end ? "ending" : "starting",
+					       at_end ? "past the end of" : "before");
+			memset(d, 0xa5, n);
+			fn(d, s, n);
+			cr_assert(memcmp(d, s, n) == 0, "memcpy_flushcache %s: n=%zu, destination "
+				  "%s a page: wrong bytes", name, (size_t)n,
+				  at_end ? "ending" : "starting");
+		}
+	}
+	munmap(b.m, b.span + 2 * 4096);
+}
+
+static void dst_bounds_set(const char *name, kflush_memset_flushcache_fn fn)
+{
+	struct dst_bounds b = dst_bounds_map();
+
+	for (volatile size_t n = 1; n <= TU_SWEEP_MAX; n++) {
+		for (volatile int at_end = 0; at_end < 2; at_end++) {
+			unsigned char *d = at_end ? b.hi - n : b.lo;
+
+			if (sigsetjmp(fault_jmp, 1))
+				cr_assert_fail("memset_flushcache %s: n=%zu, destination %s a page: "
+					       "access %s it", name, (size_t)n,
+					       at_end ? "ending" : "starting",
+					       at_end ? "past the end of" : "before");
+			memset(d, 0xa5, n);
+			fn(d, set_values[2], n);
+			cr_assert(memcmp(d, set_expect[2], n) == 0, "memset_flushcache %s: n=%zu, "
+				  "destination %s a page: wrong bytes", name, (size_t)n,
+				  at_end ? "ending" : "starting");
+		}
+	}
+	munmap(b.m, b.span + 2 * 4096);
+}
+
 static kflush_memcpy_flushcache_fn copy_fn(const struct tu_variant *v)
 {
 	kflush_memcpy_flushcache_fn fn =
@@ -280,10 +357,12 @@ ParameterizedTestParameters(flushcache, memcpy_variant_edges)
 	return cr_make_param_array(struct tu_variant, v, n);
 }
 
-ParameterizedTest(struct tu_variant *v, flushcache, memcpy_variant_edges)
+ParameterizedTest(struct tu_variant *v, flushcache, memcpy_variant_edges, .init = setup,
+		  .fini = teardown)
 {
 	zero_copy(v->name, copy_fn(v));
 	src_bounds(v->name, copy_fn(v));
+	dst_bounds_copy(v->name, copy_fn(v));
 }
 
 ParameterizedTestParameters(flushcache, memset_variant)
@@ -299,6 +378,7 @@ ParameterizedTest(struct tu_variant *v, flushcache, memset_variant,
 {
 	sweep_set(v->name, set_fn(v));
 	zero_set(v->name, set_fn(v));
+	dst_bounds_set(v->name, set_fn(v));
 }
 
 /* The exported entry points, whatever is bound (run-masked.sh varies it). */
