@@ -28,7 +28,8 @@ struct roof_param {
 	char name[24];		/* the strategy, looked up again in the test */
 };
 
-ParameterizedTestParameters(copy_calls, roof_lines)
+/* Every copy and fill strategy of this CPU's roofs. */
+static struct criterion_test_params roof_params(void)
 {
 	static struct roof_param p[2 * ROOF_MAX_STRATEGIES];
 	static const unsigned int uses[2] = { ROOF_COPY, ROOF_FILL };
@@ -45,6 +46,11 @@ ParameterizedTestParameters(copy_calls, roof_lines)
 		}
 	}
 	return cr_make_param_array(struct roof_param, p, n);
+}
+
+ParameterizedTestParameters(copy_calls, roof_lines)
+{
+	return roof_params();
 }
 
 /* dst offset, src offset, length: every start within a line, every edge. */
@@ -76,27 +82,40 @@ static const struct roof_strategy *find(const struct roof_param *p)
 	return NULL;
 }
 
-ParameterizedTest(struct roof_param *p, copy_calls, roof_lines)
+/*
+ * @nc calls of @cl through copy-bench's roof batch for strategy @s, the
+ * areas @base bytes past a page boundary; every byte of the area and its
+ * guard pages is held to this: written iff its line, in memory, lies
+ * wholly inside a call's destination. @want_lines: whether the table's
+ * calls are all whole lines (bench_calls_mark_lines()).
+ */
+static void run_roof(const struct roof_param *p, const struct roof_strategy *s,
+		     const size_t (*cl)[3], size_t nc, size_t base, int want_lines)
 {
-	const struct roof_strategy *s = find(p);
 	struct copy_run x;
 	struct copy_contender k;
 	size_t len[NCALLS], doff[NCALLS], soff[NCALLS];
-	struct bench_calls t = { .n = NCALLS, .len = len, .doff = doff, .soff = soff };
-	unsigned char *dst = NULL, *src = NULL;
+	struct bench_calls t = { .n = nc, .len = len, .doff = doff, .soff = soff };
+	unsigned char *dst = NULL, *src = NULL, *d, *sb;
 
+	cr_assert_leq(nc, NCALLS);
 	/* A guard page's worth on each side of the area the calls use. */
 	cr_assert_eq(posix_memalign((void **)&dst, 4096, AREA + 2 * 4096), 0);
 	cr_assert_eq(posix_memalign((void **)&src, 4096, AREA + 2 * 4096), 0);
 	for (size_t i = 0; i < AREA + 2 * 4096; i++)
 		src[i] = (unsigned char)(1 + i % 251);
 	memset(dst, POISON, AREA + 2 * 4096);
-	for (size_t i = 0; i < NCALLS; i++) {
-		doff[i] = calls[i][0];
-		soff[i] = calls[i][1];
-		len[i] = calls[i][2];
+	d = dst + 4096 + base;
+	sb = src + 4096 + base;
+	for (size_t i = 0; i < nc; i++) {
+		doff[i] = cl[i][0];
+		soff[i] = cl[i][1];
+		len[i] = cl[i][2];
 		t.bytes += len[i];
 	}
+	bench_calls_mark_lines(&t);
+	cr_assert_eq(t.lines, want_lines, "the table's calls %s whole lines",
+		     want_lines ? "are" : "are not all");
 	memset(&x, 0, sizeof(x));
 	memset(&k, 0, sizeof(k));
 	snprintf(k.name, sizeof(k.name), "roof:%s", s->name);
@@ -104,27 +123,56 @@ ParameterizedTest(struct roof_param *p, copy_calls, roof_lines)
 	k.kind = p->use == ROOF_COPY ? CALL_ROOF_COPY : CALL_ROOF_FILL;
 	k.roof = s;
 
-	copy_run_calls(&x, &k, &t, (char *)dst + 4096, (const char *)src + 4096);
+	copy_run_calls(&x, &k, &t, (char *)d, (const char *)sb);
 
 	for (size_t b = 0; b < AREA + 2 * 4096; b++) {
+		uintptr_t a = (uintptr_t)(dst + b), line = a & ~(uintptr_t)63;
 		int want = POISON;
 
-		for (size_t i = 0; b >= 4096 && i < NCALLS; i++) {
-			size_t at = b - 4096, line = at & ~(size_t)63;
+		for (size_t i = 0; i < nc; i++) {
+			uintptr_t c0 = (uintptr_t)(d + doff[i]), c1 = c0 + len[i];
 
-			/* Areas are page-aligned: a line here is a line in memory. */
-			if (line >= doff[i] && line + 64 <= doff[i] + len[i]) {
-				want = p->use == ROOF_COPY ? src[4096 + soff[i] + (at - doff[i])]
-							   : COPY_SET_BYTE;
+			if (line >= c0 && line + 64 <= c1) {
+				want = p->use == ROOF_COPY ? sb[soff[i] + (a - c0)] : COPY_SET_BYTE;
 				break;
 			}
 		}
-		cr_assert_eq(dst[b], want, "roof:%s(%s): byte %zd of the area is 0x%02x, want 0x%02x",
-			     p->use == ROOF_COPY ? "copy" : "fill", s->name, (ssize_t)b - 4096,
-			     dst[b], want);
+		cr_assert_eq(dst[b], want, "roof:%s(%s), base +%zu: byte %zd of the area is 0x%02x, "
+			     "want 0x%02x", p->use == ROOF_COPY ? "copy" : "fill", s->name, base,
+			     (ssize_t)b - 4096, dst[b], want);
 	}
 	free(dst);
 	free(src);
+}
+
+ParameterizedTest(struct roof_param *p, copy_calls, roof_lines)
+{
+	run_roof(p, find(p), calls, NCALLS, 0, 0);
+}
+
+/*
+ * A table of whole lines (the fixed and packed layouts at multiples of
+ * 64) runs the roof's loop without inside_lines(): from a line-aligned
+ * base every call is stored whole; from any other base the batch must
+ * still store only the lines inside each call.
+ */
+static const size_t line_calls[][3] = {
+	{ 0, 0, 64 }, { 64, 64, 64 }, { 256, 320, 128 }, { 1024, 1024, 64 * 9 },
+	{ 4096, 4096 + 64, 4096 }, { 12288, 12288, 8 * 64 * 3 + 64 },
+};
+
+ParameterizedTestParameters(copy_calls, roof_whole_lines)
+{
+	return roof_params();
+}
+
+ParameterizedTest(struct roof_param *p, copy_calls, roof_whole_lines)
+{
+	const size_t nc = sizeof(line_calls) / sizeof(line_calls[0]);
+
+	run_roof(p, find(p), line_calls, nc, 0, 1);
+	run_roof(p, find(p), line_calls, nc, 8, 1);
+	run_roof(p, find(p), line_calls, nc, 63, 1);
 }
 
 /* The contender kinds and the reference each must match. */

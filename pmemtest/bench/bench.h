@@ -110,6 +110,7 @@ struct bench_calls {
 	size_t *len, *doff, *soff;
 	size_t bytes;	/* sum of len */
 	size_t span;	/* bytes of buffer from the base that calls touch */
+	bool lines;	/* every call whole 64-byte lines from a line of the base */
 };
 
 enum bench_layout {
@@ -137,6 +138,8 @@ int bench_calls_make(struct bench_calls *c, enum bench_layout layout, size_t siz
 		     size_t lo, size_t budget, size_t max_calls, bool hot, size_t hot_span,
 		     uint64_t *rng);
 void bench_calls_free(struct bench_calls *c);
+/* Sets c->lines from the calls (bench_calls_make() does; a table made by hand must). */
+void bench_calls_mark_lines(struct bench_calls *c);
 
 uint64_t bench_rand(uint64_t *state);
 

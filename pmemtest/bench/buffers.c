@@ -374,7 +374,15 @@ int bench_calls_make(struct bench_calls *c, enum bench_layout layout, size_t siz
 		if (c->soff[i] + len > c->span)
 			c->span = c->soff[i] + len;
 	}
+	bench_calls_mark_lines(c);
 	return 0;
+}
+
+void bench_calls_mark_lines(struct bench_calls *c)
+{
+	c->lines = c->n > 0;
+	for (size_t i = 0; i < c->n && c->lines; i++)
+		c->lines = c->len[i] && !((c->doff[i] | c->len[i]) & 63);
 }
 
 void bench_calls_free(struct bench_calls *c)
