@@ -153,12 +153,17 @@ ParameterizedTest(struct roof_param *p, copy_calls, roof_lines)
 /*
  * A table of whole lines (the fixed and packed layouts at multiples of
  * 64) runs the roof's loop without inside_lines(): from a line-aligned
- * base every call is stored whole; from any other base the batch must
- * still store only the lines inside each call.
+ * base every call is stored whole; from any other base, or in a table
+ * where one call ends inside a line, the batch must still store only the
+ * lines inside each call.
  */
 static const size_t line_calls[][3] = {
 	{ 0, 0, 64 }, { 64, 64, 64 }, { 256, 320, 128 }, { 1024, 1024, 64 * 9 },
 	{ 4096, 4096 + 64, 4096 }, { 12288, 12288, 8 * 64 * 3 + 64 },
+};
+/* Every call from a line, but one ends inside a line: not a table of whole lines. */
+static const size_t ragged_calls[][3] = {
+	{ 0, 0, 64 }, { 256, 256, 100 }, { 1024, 1024, 64 * 3 },
 };
 
 ParameterizedTestParameters(copy_calls, roof_whole_lines)
@@ -173,6 +178,7 @@ ParameterizedTest(struct roof_param *p, copy_calls, roof_whole_lines)
 	run_roof(p, find(p), line_calls, nc, 0, 1);
 	run_roof(p, find(p), line_calls, nc, 8, 1);
 	run_roof(p, find(p), line_calls, nc, 63, 1);
+	run_roof(p, find(p), ragged_calls, sizeof(ragged_calls) / sizeof(ragged_calls[0]), 0, 0);
 }
 
 /* The contender kinds and the reference each must match. */
