@@ -268,48 +268,29 @@ static struct dst_bounds dst_bounds_map(void)
 	return b;
 }
 
-static void dst_bounds_copy(const char *name, kflush_memcpy_flushcache_fn fn)
+/* One of @cp and @set: the copy or the fill of variant @name. */
+static void check_dst_bounds(const char *name, kflush_memcpy_flushcache_fn cp,
+			     kflush_memset_flushcache_fn set)
 {
+	const char *op = cp ? "memcpy_flushcache" : "memset_flushcache";
 	struct dst_bounds b = dst_bounds_map();
 
 	for (volatile size_t n = 1; n <= TU_SWEEP_MAX; n++) {
 		for (volatile int at_end = 0; at_end < 2; at_end++) {
 			unsigned char *d = at_end ? b.hi - n : b.lo;
-			const unsigned char *s = src + (n * 7) % 64;
+			const unsigned char *want = cp ? src + (n * 7) % 64 : set_expect[2];
 
 			if (sigsetjmp(fault_jmp, 1))
-				cr_assert_fail("memcpy_flushcache %s: n=%zu, destination %s a page: "
-					       "access %s it", name, (size_t)n,
-					       at_end ? "ending" : "starting",
+				cr_assert_fail("%s %s: n=%zu, destination %s a page: access %s it", op,
+					       name, (size_t)n, at_end ? "ending" : "starting",
 					       at_end ? "past the end of" : "before");
 			memset(d, 0xa5, n);
-			fn(d, s, n);
-			cr_assert(memcmp(d, s, n) == 0, "memcpy_flushcache %s: n=%zu, destination "
-				  "%s a page: wrong bytes", name, (size_t)n,
-				  at_end ? "ending" : "starting");
-		}
-	}
-	munmap(b.m, b.span + 2 * 4096);
-}
-
-static void dst_bounds_set(const char *name, kflush_memset_flushcache_fn fn)
-{
-	struct dst_bounds b = dst_bounds_map();
-
-	for (volatile size_t n = 1; n <= TU_SWEEP_MAX; n++) {
-		for (volatile int at_end = 0; at_end < 2; at_end++) {
-			unsigned char *d = at_end ? b.hi - n : b.lo;
-
-			if (sigsetjmp(fault_jmp, 1))
-				cr_assert_fail("memset_flushcache %s: n=%zu, destination %s a page: "
-					       "access %s it", name, (size_t)n,
-					       at_end ? "ending" : "starting",
-					       at_end ? "past the end of" : "before");
-			memset(d, 0xa5, n);
-			fn(d, set_values[2], n);
-			cr_assert(memcmp(d, set_expect[2], n) == 0, "memset_flushcache %s: n=%zu, "
-				  "destination %s a page: wrong bytes", name, (size_t)n,
-				  at_end ? "ending" : "starting");
+			if (cp)
+				cp(d, want, n);
+			else
+				set(d, set_values[2], n);
+			cr_assert(memcmp(d, want, n) == 0, "%s %s: n=%zu, destination %s a page: "
+				  "wrong bytes", op, name, (size_t)n, at_end ? "ending" : "starting");
 		}
 	}
 	munmap(b.m, b.span + 2 * 4096);
@@ -362,7 +343,7 @@ ParameterizedTest(struct tu_variant *v, flushcache, memcpy_variant_edges, .init 
 {
 	zero_copy(v->name, copy_fn(v));
 	src_bounds(v->name, copy_fn(v));
-	dst_bounds_copy(v->name, copy_fn(v));
+	check_dst_bounds(v->name, copy_fn(v), NULL);
 }
 
 ParameterizedTestParameters(flushcache, memset_variant)
@@ -378,7 +359,7 @@ ParameterizedTest(struct tu_variant *v, flushcache, memset_variant,
 {
 	sweep_set(v->name, set_fn(v));
 	zero_set(v->name, set_fn(v));
-	dst_bounds_set(v->name, set_fn(v));
+	check_dst_bounds(v->name, NULL, set_fn(v));
 }
 
 /* The exported entry points, whatever is bound (run-masked.sh varies it). */
