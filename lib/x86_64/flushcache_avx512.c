@@ -46,21 +46,23 @@ FLUSHCACHE_VARIANT(memcpy_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_
  * +-25 % and offsets 0..63 at random, a fresh 2 MiB each round (the
  * bench's cold random layout), median of 21 rounds, each stack store
  * added to a call cost 0.5-0.7 ns; glibc's memset, one masked store below
- * 64 bytes, plus kflush_flush() ran fills of 4-48 B 1.03-1.11x as fast as
+ * 64 bytes, plus kflush_flush() ran fills of 4-48 B 1.02-1.13x as fast as
  * the temporal fill, and with this path the two tie (0.97-1.04). Copies
- * (a masked load, then the store): 1.02-1.11x glibc memcpy + kflush_flush
+ * (a masked load, then the store): 1.01-1.12x glibc memcpy + kflush_flush
  * at 2-16 B, 0.98-0.99 at 32-48 B, where the temporal copy ran 0.92-1.00.
  * Into lines in L1 the masked store costs: a 4 KiB window, 14.4-15.1 ns
  * per fill against the temporal path's 13.1-13.6. These variants are
  * bound for cold destinations; kflush_memset_temporal() and
  * kflush_memcpy_temporal() keep their stores for hot ones.
  *
- * Only where the 64 bytes at the address stay in its page, as glibc's
- * AVX-512 memset does: the masked-off bytes of a store or load that
- * crosses into the next page still need that page's translation, and a
- * call that ends a mapping must not depend on how the CPU suppresses a
- * fault there. Elsewhere, the temporal path. zmm16 and k1: EVEX-only
- * registers, so the caller's SSE code meets no dirty upper state.
+ * Only where the bytes the vector stores span (64 from the address, 128
+ * for a fill of two lines) stay in its page, as glibc's AVX-512 memset
+ * does: the masked-off bytes of a store or load that crosses into the
+ * next page still need that page's translation, and a call that ends a
+ * mapping must not depend on how the CPU suppresses a fault there.
+ * Elsewhere, the temporal path. The vector is zmm16, which only EVEX code
+ * can name: no vzeroupper is owed to the caller's SSE code (glibc's evex
+ * and avx512 string functions use zmm16 and up for the same reason).
  */
 /* Whether @len bytes from @p stay in @p's page. */
 static inline __attribute__((always_inline)) int in_page(const void *p, size_t len)
