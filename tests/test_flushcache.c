@@ -196,26 +196,44 @@ static void catch_faults(void)
 	cr_assert(sigaction(SIGBUS, &sa, NULL) == 0);
 }
 
+/* TU_SWEEP_MAX bytes, page-rounded, between two PROT_NONE pages. */
+struct guarded {
+	unsigned char *m, *lo, *hi;
+	size_t span;
+};
+
+static struct guarded guarded_map(void)
+{
+	struct guarded g;
+
+	g.span = (TU_SWEEP_MAX + 4095) & ~(size_t)4095;
+	g.m = mmap(NULL, g.span + 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	cr_assert(g.m != MAP_FAILED);
+	g.lo = g.m + 4096;
+	g.hi = g.lo + g.span;
+	cr_assert(mprotect(g.m, 4096, PROT_NONE) == 0);
+	cr_assert(mprotect(g.hi, 4096, PROT_NONE) == 0);
+	catch_faults();
+	return g;
+}
+
+static void guarded_unmap(struct guarded *g)
+{
+	munmap(g->m, g->span + 2 * 4096);
+}
+
 /*
  * No read outside the source: put it flush against a PROT_NONE page, after
  * it and then before it, for every size and destination offset.
  */
 static void src_bounds(const char *name, kflush_memcpy_flushcache_fn fn)
 {
-	size_t span = (TU_SWEEP_MAX + 4095) & ~(size_t)4095;
-	unsigned char *m = mmap(NULL, span + 2 * 4096, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	unsigned char *lo, *hi;
+	struct guarded g = guarded_map();
 	struct tu_area a = tu_area_new(TU_SWEEP_MAX);
 	size_t step = tu_offset_step();
 
-	cr_assert(m != MAP_FAILED);
-	lo = m + 4096;
-	hi = lo + span;
-	cr_assert(mprotect(m, 4096, PROT_NONE) == 0);
-	cr_assert(mprotect(hi, 4096, PROT_NONE) == 0);
-	tu_fill(lo, span, 7);
-	catch_faults();
+	tu_fill(g.lo, g.span, 7);
 	for (volatile size_t n = 0; n <= TU_SWEEP_MAX; n++) {
 		for (volatile size_t doff = 0; doff < 64; doff += step) {
 			for (volatile int at_end = 0; at_end < 2; at_end++) {
@@ -225,7 +243,7 @@ static void src_bounds(const char *name, kflush_memcpy_flushcache_fn fn)
 					cr_assert_fail("memcpy_flushcache %s: n=%zu dst+%zu: read %s the source",
 						       name, (size_t)n, (size_t)doff,
 						       at_end ? "past the end of" : "before");
-				s = at_end ? hi - n : lo;
+				s = at_end ? g.hi - n : g.lo;
 				fn(tu_at(&a, doff), s, n);
 				if (tu_check(&a, doff, s, n) >= 0)
 					cr_assert_fail("memcpy_flushcache %s: n=%zu dst+%zu: wrong copy",
@@ -235,7 +253,7 @@ static void src_bounds(const char *name, kflush_memcpy_flushcache_fn fn)
 		}
 	}
 	tu_area_free(&a);
-	munmap(m, span + 2 * 4096);
+	guarded_unmap(&g);
 }
 
 /*
@@ -245,39 +263,18 @@ static void src_bounds(const char *name, kflush_memcpy_flushcache_fn fn)
  * bytes with a wide store, a wide load of its own destination, or a
  * write-back of a line it did not store to faults here (the masked
  * 64-byte stores of avx512_movdir64b and avx512_short_cached stay inside
- * the page of their first byte; flushcache_avx512.c).
+ * the page of their first byte; flushcache_avx512.c). One of @cp and
+ * @set: the copy or the fill of variant @name.
  */
-struct dst_bounds {
-	unsigned char *m, *lo, *hi;
-	size_t span;
-};
-
-static struct dst_bounds dst_bounds_map(void)
-{
-	struct dst_bounds b;
-
-	b.span = (TU_SWEEP_MAX + 4095) & ~(size_t)4095;
-	b.m = mmap(NULL, b.span + 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		   -1, 0);
-	cr_assert(b.m != MAP_FAILED);
-	b.lo = b.m + 4096;
-	b.hi = b.lo + b.span;
-	cr_assert(mprotect(b.m, 4096, PROT_NONE) == 0);
-	cr_assert(mprotect(b.hi, 4096, PROT_NONE) == 0);
-	catch_faults();
-	return b;
-}
-
-/* One of @cp and @set: the copy or the fill of variant @name. */
 static void check_dst_bounds(const char *name, kflush_memcpy_flushcache_fn cp,
 			     kflush_memset_flushcache_fn set)
 {
 	const char *op = cp ? "memcpy_flushcache" : "memset_flushcache";
-	struct dst_bounds b = dst_bounds_map();
+	struct guarded g = guarded_map();
 
 	for (volatile size_t n = 1; n <= TU_SWEEP_MAX; n++) {
 		for (volatile int at_end = 0; at_end < 2; at_end++) {
-			unsigned char *d = at_end ? b.hi - n : b.lo;
+			unsigned char *d = at_end ? g.hi - n : g.lo;
 			const unsigned char *want = cp ? src + (n * 7) % 64 : set_expect[2];
 
 			if (sigsetjmp(fault_jmp, 1))
@@ -293,7 +290,7 @@ static void check_dst_bounds(const char *name, kflush_memcpy_flushcache_fn cp,
 				  "wrong bytes", op, name, (size_t)n, at_end ? "ending" : "starting");
 		}
 	}
-	munmap(b.m, b.span + 2 * 4096);
+	guarded_unmap(&g);
 }
 
 static kflush_memcpy_flushcache_fn copy_fn(const struct tu_variant *v)
