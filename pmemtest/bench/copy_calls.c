@@ -126,7 +126,7 @@ TIMED_CALLS(calls_roof_fill, roof_fill_fn,
  * 64 B cold every library variant ran 1.03-1.09x the best roof, movnti
  * and movdir64b 1.03-1.10x the roof of their own stores (5.5-5.8 ns a
  * call against 5.9-6.3; Intel family 6 model 0xa7, three default runs
- * of four).
+ * of five).
  */
 TIMED_CALLS(calls_roof_copy_lines, roof_copy_fn,
 	    f(d + doff[i], s + soff[i], len[i]))
