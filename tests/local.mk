@@ -268,13 +268,18 @@ tests_test_memcpy_tuned_SOURCES = tests/test_memcpy_tuned.c tests/doc_rules.c te
 tests_test_memcpy_tuned_CFLAGS = $(TEST_TRACE_CFLAGS)
 tests_test_memcpy_tuned_LDADD = $(TEST_TRACE_LIBS)
 
-# The stores a vector flush-copy variant runs for a struct page (issue 10):
-# the measured shapes of lib/x86_64/flushcache.h, seen by the tracer.
-check_PROGRAMS += tests/test_flushcache_stores
-TESTS += tests/test_flushcache_stores
-tests_test_flushcache_stores_SOURCES = tests/test_flushcache_stores.c $(TEST_TRACE)
+# The stores a flush-copy, -fill or -move variant's call runs (issue 10):
+# the measured shapes of lib/x86_64/flushcache.h and memmove_flushcache.c,
+# seen by the tracer.
+TEST_STORES = tests/trace/stores.c tests/trace/stores.h $(TEST_TRACE)
+check_PROGRAMS += tests/test_flushcache_stores tests/test_memmove_stores
+TESTS += tests/test_flushcache_stores tests/test_memmove_stores
+tests_test_flushcache_stores_SOURCES = tests/test_flushcache_stores.c $(TEST_STORES)
 tests_test_flushcache_stores_CFLAGS = $(TEST_TRACE_CFLAGS)
 tests_test_flushcache_stores_LDADD = $(TEST_TRACE_LIBS)
+tests_test_memmove_stores_SOURCES = tests/test_memmove_stores.c $(TEST_STORES)
+tests_test_memmove_stores_CFLAGS = $(TEST_TRACE_CFLAGS)
+tests_test_memmove_stores_LDADD = $(TEST_TRACE_LIBS)
 
 # The order of every flush-copy, -move and -memset variant's NT stores:
 # line by line, never back to a line left half written (issue 10).

@@ -10,13 +10,7 @@
  *     frame;
  *   - 80 and 96 bytes to a 16-byte aligned destination: five or six
  *     16-byte NT stores and nothing else;
- *   - the same sizes 8 bytes off that alignment: 8-byte movnti;
- * and for memmove_flushcache's bindable variants: a move of fewer than
- * 256 bytes whose two ends share a cache line makes no NT store at all
- * (ordinary stores, written back: libkflush(7)); from 256 bytes, or with
- * the ends in lines of their own, NT stores again, and from 256 bytes
- * those only in whole destination lines, the partial edge lines cached
- * (kflush_memmove_flushcache(3)).
+ *   - the same sizes 8 bytes off that alignment: 8-byte movnti.
  * (Under AddressSanitizer only the NT stores are checked: its frames and
  * stack redzones are ordinary stores.)
  * Below 1024 bytes the cached edge lines of a copy are prefetched before
@@ -33,6 +27,7 @@
  * test_flushcache.c checks the bytes and test_persistence.c the lines;
  * this catches a path that is correct but not the one measured (a
  * condition that can never be true still copies right, through movnti).
+ * test_memmove_stores.c does the same for the moves.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -40,86 +35,38 @@
 
 #include "kflush.h"
 #include "trace/harness.h"
+#include "trace/stores.h"
 
-/* Room for two copies of a little over 512 KiB (the stream test). */
-#define ARENA (1088u << 10)
-#define SRC_OFF (544u << 10)
-
-static struct tt_tracer tracer;
-static unsigned char *arena;
-
-struct seen {
-	size_t nt[65];		/* NT stores by width */
-	size_t movdir64b;	/* of nt[64], the movdir64b ones */
-	size_t other;		/* ordinary and stack stores, fences, write-backs */
-	char first_other[256];
-};
-
-static void sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
-{
-	struct seen *s = ctx;
-
-	if (e->kind == TD_NONE || e->kind == TD_PREFETCH)
-		return;
-	if (e->kind == TD_STORE_NT && e->len <= 64) {
-		s->nt[e->len]++;
-		s->movdir64b += strncmp(in->text, "movdir64b", 9) == 0;
-		return;
-	}
-	if (!s->other++)
-		snprintf(s->first_other, sizeof(s->first_other), "%s (%s)", in->text,
-			 td_kind_name(e->kind));
-}
-
-/* The registry's variant @name of @op (it must exist); NULL if this CPU cannot run it. */
-static kflush_fn variant(enum kflush_op op, const char *name)
-{
-	int idx = kflush_variant_find(op, name);
-
-	cr_assert_geq(idx, 0, "no %s variant %s", kflush_op_name(op), name);
-	return kflush_variant_fn(op, (unsigned int)idx);
-}
-
-static void setup(void)
-{
-	tp_arena_start(&tracer, &arena, ARENA, "the stores were not observed");
-}
-
-static void teardown(void)
-{
-	tt_stop_arena(&tracer, arena, ARENA);
-}
-
-/* One traced call into the page-aligned arena; checks the bytes. */
+/* One traced call into the page-aligned ts_arena; checks the bytes. */
 static void traced_with(const char *name, kflush_memcpy_flushcache_fn fn, size_t doff, size_t n,
 			tt_sink fsink, void *ctx)
 {
-	unsigned char *dst = arena + doff, *src = arena + SRC_OFF + 8;
+	unsigned char *dst = ts_arena + doff, *src = ts_arena + TS_SRC_OFF + 8;
 	char err[256] = "";
 
-	for (size_t i = 0; i < ARENA; i++)
-		arena[i] = (unsigned char)(i * 131 + n);
-	cr_assert_eq(tt_call(&tracer, (const void *)fn, (uint64_t)(uintptr_t)dst,
+	for (size_t i = 0; i < TS_ARENA; i++)
+		ts_arena[i] = (unsigned char)(i * 131 + n);
+	cr_assert_eq(tt_call(&ts_tracer, (const void *)fn, (uint64_t)(uintptr_t)dst,
 			     (uint64_t)(uintptr_t)src, n, fsink, ctx, err, sizeof(err)), 0,
 		     "%s n=%zu dst+%zu: %s", name, n, doff, err);
 	cr_assert(memcmp(dst, src, n) == 0, "%s n=%zu dst+%zu: wrong bytes", name, n, doff);
 }
 
-static struct seen traced(const char *name, kflush_memcpy_flushcache_fn fn, size_t doff, size_t n)
+static struct ts_seen traced(const char *name, kflush_memcpy_flushcache_fn fn, size_t doff,
+			     size_t n)
 {
-	struct seen s;
+	struct ts_seen s;
 
 	memset(&s, 0, sizeof(s));
-	traced_with(name, fn, doff, n, sink, &s);
+	traced_with(name, fn, doff, n, ts_sink, &s);
 	return s;
 }
 
-static void expect_only(const char *name, const struct seen *s, size_t n, size_t doff, size_t width)
+static void expect_only(const char *name, const struct ts_seen *s, size_t n, size_t doff,
+			size_t width)
 {
-	size_t nt = 0;
+	size_t nt = ts_nt_stores(s);
 
-	for (size_t w = 0; w <= 64; w++)
-		nt += s->nt[w];
 	cr_expect_eq(s->nt[width], n / width, "%s n=%zu dst+%zu: %zu NT stores of %zu B, want %zu",
 		     name, n, doff, s->nt[width], width, n / width);
 	cr_expect_eq(nt, s->nt[width], "%s n=%zu dst+%zu: NT stores of other widths", name, n, doff);
@@ -131,7 +78,7 @@ static void expect_only(const char *name, const struct seen *s, size_t n, size_t
 #endif
 }
 
-Test(flushcache_stores, vector_struct_pages, .init = setup, .fini = teardown)
+Test(flushcache_stores, vector_struct_pages, .init = ts_setup, .fini = ts_teardown)
 {
 	static const struct {
 		const char *name;
@@ -141,8 +88,8 @@ Test(flushcache_stores, vector_struct_pages, .init = setup, .fini = teardown)
 
 	for (size_t v = 0; v < sizeof(vec) / sizeof(vec[0]); v++) {
 		kflush_memcpy_flushcache_fn fn =
-			(kflush_memcpy_flushcache_fn)variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, vec[v].name);
-		struct seen s;
+			(kflush_memcpy_flushcache_fn)ts_variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, vec[v].name);
+		struct ts_seen s;
 
 		if (!fn) {
 			cr_log_info("%s: not usable on this CPU (after KFLUSH_HWCAPS)", vec[v].name);
@@ -163,7 +110,7 @@ Test(flushcache_stores, vector_struct_pages, .init = setup, .fini = teardown)
 	}
 	if (!ran)
 		cr_skip_test("no vector flush-copy variant usable here");
-	cr_log_info("%zu instructions stepped", tracer.steps);
+	cr_log_info("%zu instructions stepped", ts_tracer.steps);
 }
 
 /*
@@ -171,21 +118,20 @@ Test(flushcache_stores, vector_struct_pages, .init = setup, .fini = teardown)
  * KiB, a movdir64b per line from there. Line-aligned copies on both
  * sides of that size, so every store is a whole line.
  */
-Test(flushcache_stores, avx512_movdir64b_stream, .init = setup, .fini = teardown)
+Test(flushcache_stores, avx512_movdir64b_stream, .init = ts_setup, .fini = ts_teardown)
 {
 	static const size_t sizes[] = { (512u << 10) - 64, 512u << 10 };
 	kflush_memcpy_flushcache_fn fn =
-		(kflush_memcpy_flushcache_fn)variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b");
+		(kflush_memcpy_flushcache_fn)ts_variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b");
 
 	if (!fn)
 		cr_skip_test("avx512_movdir64b needs avx512f and movdir64b, which this CPU "
 			     "(after KFLUSH_HWCAPS) lacks");
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		size_t n = sizes[i], want_md = n >= (512u << 10) ? n / 64 : 0, nt = 0;
-		struct seen s = traced("avx512_movdir64b", fn, 0, n);
+		size_t n = sizes[i], want_md = n >= (512u << 10) ? n / 64 : 0;
+		struct ts_seen s = traced("avx512_movdir64b", fn, 0, n);
+		size_t nt = ts_nt_stores(&s);
 
-		for (size_t w = 0; w <= 64; w++)
-			nt += s.nt[w];
 		/* The bulk path has a frame: stack stores are allowed here. */
 		cr_expect_eq(s.nt[64], n / 64, "avx512_movdir64b n=%zu: %zu line stores, want %zu",
 			     n, s.nt[64], n / 64);
@@ -194,10 +140,9 @@ Test(flushcache_stores, avx512_movdir64b_stream, .init = setup, .fini = teardown
 			     "stores were movdir64b, documented %zu", n, s.movdir64b, s.nt[64],
 			     want_md);
 	}
-	cr_log_info("%zu instructions stepped", tracer.steps);
+	cr_log_info("%zu instructions stepped", ts_tracer.steps);
 }
 
-/* One traced move in the arena, @dist = dst - src; checks the bytes. */
 /* Which destination bytes a copy stored non-temporally, and its other stores there. */
 struct cover {
 	uint64_t d0, d1;	/* the destination [d0, d1) */
@@ -250,16 +195,9 @@ static void cover_sink(void *ctx, const struct td_insn *in, const struct td_effe
  * edge (a destination or an end not 4-byte aligned)
  * that holds no whole aligned line goes all through the cache; in the
  * "_short_cached" variants (libkflush(7), Variants) every such copy below
- * 768 bytes does, and every such fill below 384 bytes.
- */
-#define SHORT_CACHED_BELOW 768
-
-static int short_cached(const char *variant)
-{
-	return strstr(variant, "_short_cached") != NULL;
-}
-
-/*
+ * 768 bytes (TS_SHORT_CACHED_BELOW) does, and every such fill below 384
+ * bytes.
+ *
  * From how many bytes a call of @variant stores every destination byte
  * NT, whatever its alignment: 1024, and in a "_short_cached" variant
  * where its all-cached calls end (kflush_memcpy_flushcache(3),
@@ -267,9 +205,9 @@ static int short_cached(const char *variant)
  */
 static size_t all_nt_from(const char *variant, enum kflush_op op)
 {
-	if (!short_cached(variant))
+	if (!ts_short_cached(variant))
 		return 1024;
-	return op == KFLUSH_OP_MEMSET_FLUSHCACHE ? 384 : SHORT_CACHED_BELOW;
+	return op == KFLUSH_OP_MEMSET_FLUSHCACHE ? 384 : TS_SHORT_CACHED_BELOW;
 }
 
 static int all_cached(const char *variant, enum kflush_op op, size_t doff, size_t n)
@@ -277,12 +215,12 @@ static int all_cached(const char *variant, enum kflush_op op, size_t doff, size_
 	size_t to_line = (64 - doff % 64) % 64;
 
 	return (doff % 4 || (doff + n) % 4) && n < all_nt_from(variant, op) &&
-	       (n < to_line + 64 || short_cached(variant));
+	       (n < to_line + 64 || ts_short_cached(variant));
 }
 
 /*
- * One traced call of @op's @fn (a copy from the arena's source, or a fill
- * of 0xa5) to arena+@doff; checks the bytes.
+ * One traced call of @op's @fn (a copy from the ts_arena's source, or a fill
+ * of 0xa5) to ts_arena+@doff; checks the bytes.
  */
 static void traced_op(enum kflush_op op, const char *name, kflush_fn fn, size_t doff, size_t n,
 		      tt_sink fsink, void *ctx)
@@ -293,12 +231,12 @@ static void traced_op(enum kflush_op op, const char *name, kflush_fn fn, size_t 
 		traced_with(name, (kflush_memcpy_flushcache_fn)fn, doff, n, fsink, ctx);
 		return;
 	}
-	memset(arena, 0, doff + n + 64);
-	cr_assert_eq(tt_call(&tracer, (const void *)fn, (uint64_t)(uintptr_t)(arena + doff), 0xa5, n,
+	memset(ts_arena, 0, doff + n + 64);
+	cr_assert_eq(tt_call(&ts_tracer, (const void *)fn, (uint64_t)(uintptr_t)(ts_arena + doff), 0xa5, n,
 			     fsink, ctx, err, sizeof(err)), 0, "%s n=%zu dst+%zu: %s", name, n, doff,
 		     err);
 	for (size_t b = 0; b < n; b++)
-		cr_assert_eq(arena[doff + b], 0xa5, "%s n=%zu dst+%zu: byte %zu wrong", name, n, doff,
+		cr_assert_eq(ts_arena[doff + b], 0xa5, "%s n=%zu dst+%zu: byte %zu wrong", name, n, doff,
 			     b);
 }
 
@@ -316,7 +254,7 @@ static void expect_all_nt_from(enum kflush_op op, const char *const *names, size
 	size_t ran = 0;
 
 	for (size_t v = 0; v < nnames; v++) {
-		kflush_fn fn = variant(op, names[v]);
+		kflush_fn fn = ts_variant(op, names[v]);
 		size_t from = all_nt_from(names[v], op);
 		const size_t sizes[] = { from, from + 3, from + 5, 1500, 4099 };
 
@@ -328,7 +266,7 @@ static void expect_all_nt_from(enum kflush_op op, const char *const *names, size
 				size_t n = sizes[i], doff = doffs[o], missed = 0, first = 0;
 
 				memset(&c, 0, sizeof(c));
-				c.d0 = (uint64_t)(uintptr_t)(arena + doff);
+				c.d0 = (uint64_t)(uintptr_t)(ts_arena + doff);
 				c.d1 = c.d0 + n;
 				traced_op(op, names[v], fn, doff, n, cover_sink, &c);
 				for (size_t b = n; b-- > 0;)
@@ -344,7 +282,7 @@ static void expect_all_nt_from(enum kflush_op op, const char *const *names, size
 					     first);
 			}
 		memset(&c, 0, sizeof(c));
-		c.d0 = (uint64_t)(uintptr_t)(arena + 1);
+		c.d0 = (uint64_t)(uintptr_t)(ts_arena + 1);
 		c.d1 = c.d0 + from - 1;
 		traced_op(op, names[v], fn, 1, from - 1, cover_sink, &c);
 		cr_expect_gt(c.cached, 0, "%s %s n=%zu dst+1: no cached store (its edge line, one "
@@ -354,7 +292,7 @@ static void expect_all_nt_from(enum kflush_op op, const char *const *names, size
 		cr_skip_test("no %s variant of these usable here", kflush_op_name(op));
 }
 
-Test(flushcache_stores, long_copies_all_nt, .init = setup, .fini = teardown)
+Test(flushcache_stores, long_copies_all_nt, .init = ts_setup, .fini = ts_teardown)
 {
 	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx2",
 					     "avx2_short_cached", "movdir64b", "movnti" };
@@ -362,7 +300,7 @@ Test(flushcache_stores, long_copies_all_nt, .init = setup, .fini = teardown)
 	expect_all_nt_from(KFLUSH_OP_MEMCPY_FLUSHCACHE, names, sizeof(names) / sizeof(names[0]));
 }
 
-Test(flushcache_stores, long_sets_all_nt, .init = setup, .fini = teardown)
+Test(flushcache_stores, long_sets_all_nt, .init = ts_setup, .fini = ts_teardown)
 {
 	static const char *const names[] = { "avx512", "avx512_short_cached", "avx2",
 					     "avx2_short_cached", "movnti" };
@@ -380,7 +318,7 @@ Test(flushcache_stores, long_sets_all_nt, .init = setup, .fini = teardown)
  * driver with a stack frame, so only the destination's stores are
  * counted for it). Counted here from the rule, per width.
  */
-Test(flushcache_stores, edge_free_fills_in_16_byte_pieces, .init = setup, .fini = teardown)
+Test(flushcache_stores, edge_free_fills_in_16_byte_pieces, .init = ts_setup, .fini = ts_teardown)
 {
 	static const char *const names[] = { "avx512", "avx512_short_cached", "avx2",
 					     "avx2_short_cached" };
@@ -389,15 +327,15 @@ Test(flushcache_stores, edge_free_fills_in_16_byte_pieces, .init = setup, .fini 
 	size_t ran = 0;
 
 	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
-		kflush_fn fn = variant(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v]);
+		kflush_fn fn = ts_variant(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v]);
 
 		if (!fn)
 			continue;
 		ran++;
 		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 			for (size_t o = 0; o < sizeof(doffs) / sizeof(doffs[0]); o++) {
-				size_t n = sizes[i], doff = doffs[o], want[17] = { 0 }, nt = 0;
-				struct seen s;
+				size_t n = sizes[i], doff = doffs[o], want[17] = { 0 }, nt;
+				struct ts_seen s;
 
 				if (doff % 8) {
 					want[4] = 1 + (n - 4) % 8 / 4;
@@ -413,9 +351,8 @@ Test(flushcache_stores, edge_free_fills_in_16_byte_pieces, .init = setup, .fini 
 					want[4] = body % 8 / 4;
 				}
 				memset(&s, 0, sizeof(s));
-				traced_op(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v], fn, doff, n, sink, &s);
-				for (size_t w = 0; w <= 64; w++)
-					nt += s.nt[w];
+				traced_op(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v], fn, doff, n, ts_sink, &s);
+				nt = ts_nt_stores(&s);
 				for (size_t w = 4; w <= 16; w *= 2)
 					cr_expect_eq(s.nt[w], want[w], "memset %s n=%zu dst+%zu: %zu NT "
 						     "stores of %zu B, want %zu", names[v], n, doff,
@@ -468,7 +405,7 @@ static void asked_sink(void *ctx, const struct td_insn *in, const struct td_effe
  * the copy's first store, and a copy without cached edges, or with nothing
  * but (the temporal copy's), prefetches nothing.
  */
-Test(flushcache_stores, cached_edges_prefetched, .init = setup, .fini = teardown)
+Test(flushcache_stores, cached_edges_prefetched, .init = ts_setup, .fini = ts_teardown)
 {
 	static const struct {
 		size_t n, doff;
@@ -480,7 +417,7 @@ Test(flushcache_stores, cached_edges_prefetched, .init = setup, .fini = teardown
 
 	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
 		kflush_memcpy_flushcache_fn fn =
-			(kflush_memcpy_flushcache_fn)variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]);
+			(kflush_memcpy_flushcache_fn)ts_variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]);
 
 		if (!fn)
 			continue;
@@ -501,7 +438,7 @@ Test(flushcache_stores, cached_edges_prefetched, .init = setup, .fini = teardown
 
 			a.memcpy_entry = (uint64_t)(uintptr_t)kflush_variant_fn(
 				KFLUSH_OP_MEMCPY, (unsigned int)kflush_variant_bound(KFLUSH_OP_MEMCPY));
-			a.d0 = (uint64_t)(uintptr_t)(arena + cases[i].doff);
+			a.d0 = (uint64_t)(uintptr_t)(ts_arena + cases[i].doff);
 			a.d1 = a.d0 + cases[i].n;
 			traced_with(names[v], fn, cases[i].doff, cases[i].n, asked_sink, &a);
 			cr_expect_eq(a.prefetches, want, "%s n=%zu dst+%zu: %zu prefetches before the "
@@ -572,7 +509,7 @@ static void expect_by_line(const char *what, const char *variant, enum kflush_op
 	}
 }
 
-Test(flushcache_stores, short_calls_by_line, .init = setup, .fini = teardown)
+Test(flushcache_stores, short_calls_by_line, .init = ts_setup, .fini = ts_teardown)
 {
 	/* Each name is a variant of the flush-copy, the flush-fill or both. */
 	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx512_short_cached",
@@ -585,9 +522,9 @@ Test(flushcache_stores, short_calls_by_line, .init = setup, .fini = teardown)
 
 	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
 		kflush_fn cp = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]) < 0 ? NULL :
-			variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]);
+			ts_variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]);
 		kflush_fn set = kflush_variant_find(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v]) < 0 ? NULL :
-			variant(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v]);
+			ts_variant(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v]);
 
 		cr_assert(kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]) >= 0 ||
 			  kflush_variant_find(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v]) >= 0,
@@ -602,7 +539,7 @@ Test(flushcache_stores, short_calls_by_line, .init = setup, .fini = teardown)
 
 				if (cp) {
 					memset(&b, 0, sizeof(b));
-					b.d0 = (uint64_t)(uintptr_t)(arena + doff);
+					b.d0 = (uint64_t)(uintptr_t)(ts_arena + doff);
 					b.d1 = b.d0 + n;
 					traced_with(names[v], (kflush_memcpy_flushcache_fn)cp, doff, n,
 						    bylines_sink, &b);
@@ -613,7 +550,7 @@ Test(flushcache_stores, short_calls_by_line, .init = setup, .fini = teardown)
 				if (!set)
 					continue;
 				memset(&b, 0, sizeof(b));
-				b.d0 = (uint64_t)(uintptr_t)(arena + doff);
+				b.d0 = (uint64_t)(uintptr_t)(ts_arena + doff);
 				b.d1 = b.d0 + n;
 				traced_op(KFLUSH_OP_MEMSET_FLUSHCACHE, names[v], set, doff, n, bylines_sink,
 					  &b);
@@ -673,7 +610,7 @@ static uint64_t low_bytes(size_t n)
 	return n >= 64 ? ~0ULL : (1ULL << n) - 1;
 }
 
-Test(flushcache_stores, masked_short_calls, .init = setup, .fini = teardown)
+Test(flushcache_stores, masked_short_calls, .init = ts_setup, .fini = ts_teardown)
 {
 	static const struct {
 		enum kflush_op op;
@@ -687,7 +624,7 @@ Test(flushcache_stores, masked_short_calls, .init = setup, .fini = teardown)
 	size_t ran = 0;
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		kflush_fn fn = variant(v[i].op, v[i].name);
+		kflush_fn fn = ts_variant(v[i].op, v[i].name);
 
 		if (!fn) {
 			cr_log_info("%s: not usable on this CPU (after KFLUSH_HWCAPS)", v[i].name);
@@ -698,14 +635,14 @@ Test(flushcache_stores, masked_short_calls, .init = setup, .fini = teardown)
 			for (size_t o = 0; o < sizeof(doffs) / sizeof(doffs[0]); o++) {
 				size_t n = sizes[k], doff = doffs[o];
 				int two = n > 64;
-				/* The source (arena+SRC_OFF+8) is never near its page's end. */
+				/* The source (ts_arena+TS_SRC_OFF+8) is never near its page's end. */
 				int fits = doff % 4096 + (two ? 128 : 64) <= 4096;
 				struct masked m;
 
 				if (n > v[i].max || (n % 4 == 0 && doff % 4 == 0))
 					fits = 0;
 				memset(&m, 0, sizeof(m));
-				m.d0 = (uint64_t)(uintptr_t)(arena + doff);
+				m.d0 = (uint64_t)(uintptr_t)(ts_arena + doff);
 				m.d1 = m.d0 + n;
 				traced_op(v[i].op, v[i].name, fn, doff, n, masked_sink, &m);
 				cr_expect(!m.last_low_vec || m.last_vzeroupper > m.last_low_vec,
@@ -732,156 +669,4 @@ Test(flushcache_stores, masked_short_calls, .init = setup, .fini = teardown)
 	}
 	if (!ran)
 		cr_skip_test("neither avx512_movdir64b nor avx512_short_cached usable here");
-}
-
-/* A move to arena+8192+@doff from @dist below it; checks the bytes. */
-static void traced_move_to(const char *name, kflush_memmove_flushcache_fn fn, size_t doff, size_t n,
-			   long dist, tt_sink fsink, void *ctx)
-{
-	static unsigned char want[4096];
-	unsigned char *dst = arena + 8192 + doff, *src = dst - dist;
-	char err[256] = "";
-
-	for (size_t i = 0; i < 16384; i++)
-		arena[i] = (unsigned char)(i * 131 + n);
-	memcpy(want, src, n);
-	cr_assert_eq(tt_call(&tracer, (const void *)fn, (uint64_t)(uintptr_t)dst,
-			     (uint64_t)(uintptr_t)src, n, fsink, ctx, err, sizeof(err)), 0,
-		     "%s n=%zu dst+%zu dist=%ld: %s", name, n, doff, dist, err);
-	cr_assert(memcmp(dst, want, n) == 0, "%s n=%zu dst+%zu dist=%ld: wrong bytes", name, n, doff,
-		  dist);
-}
-
-static struct seen traced_move(const char *name, kflush_memmove_flushcache_fn fn, size_t n, long dist)
-{
-	struct seen s;
-
-	memset(&s, 0, sizeof(s));
-	traced_move_to(name, fn, 0, n, dist, sink, &s);
-	return s;
-}
-
-static size_t nt_stores(const struct seen *s)
-{
-	size_t nt = 0;
-
-	for (size_t w = 0; w <= 64; w++)
-		nt += s->nt[w];
-	return nt;
-}
-
-Test(flushcache_stores, short_moves_in_their_lines, .init = setup, .fini = teardown)
-{
-	static const char *const names[] = { "avx512", "avx2", "avx2_short_cached", "movnti" };
-	static const size_t cached[] = { 16, 24, 48, 64, 96, 128, 192, 255 };
-	size_t ran = 0;
-
-	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
-		kflush_memmove_flushcache_fn fn =
-			(kflush_memmove_flushcache_fn)variant(KFLUSH_OP_MEMMOVE_FLUSHCACHE, names[v]);
-		struct seen s;
-
-		if (!fn) {
-			cr_log_info("%s: not usable on this CPU (after KFLUSH_HWCAPS)", names[v]);
-			continue;
-		}
-		ran++;
-		/* A quarter of the size apart, both ways: copy-bench's move layouts. */
-		for (size_t i = 0; i < sizeof(cached) / sizeof(cached[0]); i++)
-			for (int sign = -1; sign <= 1; sign += 2) {
-				long dist = sign * (long)(cached[i] / 4);
-
-				s = traced_move(names[v], fn, cached[i], dist);
-				cr_expect_eq(nt_stores(&s), 0, "%s n=%zu dist=%ld: %zu NT stores in a move "
-					     "within its lines", names[v], cached[i], dist, nt_stores(&s));
-				cr_expect_gt(s.other, 0, "%s n=%zu dist=%ld: no ordinary store",
-					     names[v], cached[i], dist);
-			}
-		s = traced_move(names[v], fn, 256, 64);
-		cr_expect_gt(nt_stores(&s), 0, "%s n=256 dist=64: no NT store", names[v]);
-		s = traced_move(names[v], fn, 256, -64);
-		cr_expect_gt(nt_stores(&s), 0, "%s n=256 dist=-64: no NT store", names[v]);
-		s = traced_move(names[v], fn, 64, 192);
-		cr_expect_gt(nt_stores(&s), 0, "%s n=64 dist=192 (lines of their own): no NT store",
-			     names[v]);
-	}
-	if (!ran)
-		cr_skip_test("no memmove_flushcache variant of these usable here");
-	cr_log_info("%zu instructions stepped", tracer.steps);
-}
-
-/* Where a move's NT stores land, against the destination's whole lines. */
-struct edges {
-	uint64_t d0, d1;	/* the destination [d0, d1) */
-	size_t nt_bytes;	/* NT bytes stored in whole destination lines */
-	size_t nt_elsewhere;	/* NT stores not inside one */
-	char first_elsewhere[256];
-};
-
-static void edges_sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
-{
-	struct edges *g = ctx;
-	uint64_t l0 = (g->d0 + 63) & ~(uint64_t)63, l1 = g->d1 & ~(uint64_t)63;
-
-	if (e->kind != TD_STORE_NT)
-		return;
-	if (e->addr >= l0 && e->addr + e->len <= l1) {
-		g->nt_bytes += e->len;
-		return;
-	}
-	if (!g->nt_elsewhere++)
-		snprintf(g->first_elsewhere, sizeof(g->first_elsewhere), "%s at dst%+ld", in->text,
-			 (long)(e->addr - g->d0));
-}
-
-/*
- * The rule of kflush_memmove_flushcache(3): from 256 bytes, a move stores
- * its whole destination lines non-temporally and its partial edge lines
- * with ordinary stores, written back, whichever way it runs and whatever
- * the destination's alignment (the 8-aligned ones too, where a copy
- * stores words non-temporally). In a "_short_cached" variant
- * (libkflush(7), Variants) a backward move below 768 bytes with a partial
- * edge line stores nothing non-temporally.
- */
-Test(flushcache_stores, long_moves_cache_their_edges, .init = setup, .fini = teardown)
-{
-	static const char *const names[] = { "avx512", "avx2", "avx2_short_cached", "movnti" };
-	static const size_t sizes[] = { 256, 257, 301, 318, 320, 448, 700, 767, 768, 1000, 2600 };
-	static const size_t doffs[] = { 0, 8, 16, 40, 63 };
-	size_t ran = 0;
-
-	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
-		kflush_memmove_flushcache_fn fn =
-			(kflush_memmove_flushcache_fn)variant(KFLUSH_OP_MEMMOVE_FLUSHCACHE, names[v]);
-
-		if (!fn)
-			continue;
-		ran++;
-		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-			for (size_t o = 0; o < sizeof(doffs) / sizeof(doffs[0]); o++)
-				for (int sign = -1; sign <= 1; sign += 2) {
-					size_t n = sizes[i], doff = doffs[o];
-					long dist = sign * (long)(n / 4);
-					uint64_t d0 = (uint64_t)(uintptr_t)(arena + 8192 + doff);
-					struct edges g = { .d0 = d0, .d1 = d0 + n };
-					size_t whole = (size_t)((g.d1 & ~(uint64_t)63) -
-								((d0 + 63) & ~(uint64_t)63));
-					/* dist > 0: above its source, overlapping, so backward. */
-					int cached = short_cached(names[v]) && sign > 0 &&
-						     n < SHORT_CACHED_BELOW && ((doff + n) % 64 || doff);
-
-					if (cached)
-						whole = 0;
-
-					traced_move_to(names[v], fn, doff, n, dist, edges_sink, &g);
-					cr_expect_eq(g.nt_elsewhere, 0, "%s n=%zu dst+%zu dist=%ld: %zu NT "
-						     "stores outside the whole lines, first %s", names[v], n,
-						     doff, dist, g.nt_elsewhere, g.first_elsewhere);
-					cr_expect_eq(g.nt_bytes, whole, "%s n=%zu dst+%zu dist=%ld: %zu NT "
-						     "bytes in the %zu bytes of whole lines", names[v], n,
-						     doff, dist, g.nt_bytes, whole);
-				}
-	}
-	if (!ran)
-		cr_skip_test("no memmove_flushcache variant of these usable here");
 }
