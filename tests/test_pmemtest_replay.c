@@ -3,8 +3,9 @@
  * pmemtest's memmap replay: every method, for every kernel model, struct
  * page size and namespace shape, must leave exactly the bytes the slow path
  * computes in every struct page it initialises, set every pageblock, and
- * leave every other byte of the array alone. init-bench only samples; this
- * checks all. test_pmemtest_oracle.c holds the slow path itself to bytes
+ * leave every other byte of the array alone, with the pageblock-aligned
+ * pfns copied through the cache (the kernel) or streamed (--pageblock-copy
+ * stream). init-bench only samples; this checks all. test_pmemtest_oracle.c holds the slow path itself to bytes
  * written out from the kernel sources.
  */
 #include <stdio.h>
@@ -40,6 +41,8 @@ static const struct replay_kernel *const kernels[] = { &replay_kernel_2026, &rep
 
 static const unsigned int sizes[] = { 56, 64, 80 };
 static const int methods[] = { REPLAY_SLOW, REPLAY_GENERIC, REPLAY_FIXED, REPLAY_WIDE, REPLAY_PMEM2, REPLAY_MEMCPY };
+/* The template path's methods: --pageblock-copy applies to them. */
+static const int tmpl_methods[] = { REPLAY_GENERIC, REPLAY_FIXED, REPLAY_PMEM2, REPLAY_MEMCPY };
 
 #define NR_SHAPES (sizeof(shapes) / sizeof(shapes[0]))
 #define NR_PARAMS (NR_SHAPES * 3 * 2)
@@ -76,6 +79,10 @@ static void check_method(struct init_ns *ns, const struct shape *sh, unsigned in
 		cr_log_info("%s: method %s not usable on this CPU", sh->name, mn);
 		return;
 	}
+	if (ns->rp.pageblock_stream)
+		mn = m == REPLAY_GENERIC ? "generic (pageblocks streamed)" :
+		     m == REPLAY_FIXED ? "fixed (pageblocks streamed)" :
+		     m == REPLAY_PMEM2 ? "pmem2 (pageblocks streamed)" : "memcpy (pageblocks streamed)";
 	memset(ns->rp.memmap, POISON, ns->memmap_bytes);
 	memset(ns->rp.pageblock, 0, (size_t)(ns->npfns / REPLAY_PAGEBLOCK_NR / 2 + 1));
 	fn(&ns->rp, ns->rp.start_pfn, ns->rp.end_pfn);
@@ -129,7 +136,83 @@ ParameterizedTest(struct replay_param *p, replay, every_byte)
 	cr_assert_eq(init_storage_open(&ns, true), 0, "%s: storage", sh->name);
 	for (size_t m = 0; m < sizeof(methods) / sizeof(methods[0]); m++)
 		check_method(&ns, sh, p->sp, methods[m]);
+	ns.rp.pageblock_stream = true;
+	for (size_t m = 0; m < sizeof(tmpl_methods) / sizeof(tmpl_methods[0]); m++)
+		check_method(&ns, sh, p->sp, tmpl_methods[m]);
 	init_storage_close(&ns);
+}
+
+/* Where generic's copy was called, by pfn (the recording --variant below). */
+static struct {
+	const struct replay_ns *rp;
+	unsigned int calls[8192];
+	unsigned long bad;	/* calls outside the array or not at a struct page */
+} rec;
+
+static void recording_copy(void *dst, const void *src, size_t n)
+{
+	uintptr_t off = (uintptr_t)dst - (uintptr_t)rec.rp->memmap;
+
+	if ((uintptr_t)dst < (uintptr_t)rec.rp->memmap || off % rec.rp->sp ||
+	    off / rec.rp->sp >= sizeof(rec.calls) / sizeof(rec.calls[0]))
+		rec.bad++;
+	else
+		rec.calls[off / rec.rp->sp]++;
+	memcpy(dst, src, n);
+}
+
+/*
+ * The kernel's rule, written here: the template path copies every
+ * initialised pfn's struct page with its streaming copy except a
+ * pageblock-aligned pfn's (every 512th), which it copies through the
+ * cache; --pageblock-copy stream sends that one through the streaming
+ * copy too. generic with a recording copy in place of the library's says
+ * which pfns went through it, in both modes and both namespace kinds.
+ */
+Test(replay, pageblock_copy)
+{
+	static const struct shape *const sh[] = { &shapes[0], &shapes[2] };
+
+	for (size_t s = 0; s < sizeof(sh) / sizeof(sh[0]); s++)
+		for (int stream = 0; stream <= 1; stream++) {
+			struct init_ns ns;
+			unsigned long streamed = 0, aligned = 0;
+			unsigned char exp[64];
+
+			memset(&ns, 0, sizeof(ns));
+			ns.fd = ns.map_fd = -1;
+			snprintf(ns.name, sizeof(ns.name), "test");
+			ns.devdax = sh[s]->devdax;
+			ns.altmap = sh[s]->altmap;
+			ns.size = 4ULL << 20;
+			ns.align = sh[s]->align;
+			ns.sp = 64;
+			cr_assert_eq(init_geometry(&ns), 0, "%s: geometry", sh[s]->name);
+			cr_assert_eq(init_storage_open(&ns, true), 0, "%s: storage", sh[s]->name);
+			cr_assert_leq(ns.npfns, sizeof(rec.calls) / sizeof(rec.calls[0]));
+			memset(&rec, 0, sizeof(rec));
+			rec.rp = &ns.rp;
+			ns.rp.generic_variant = recording_copy;
+			ns.rp.pageblock_stream = stream;
+			replay_method_fn(REPLAY_GENERIC, 64)(&ns.rp, ns.rp.start_pfn, ns.rp.end_pfn);
+			cr_assert_eq(rec.bad, 0, "%s: %lu copies not to a struct page", sh[s]->name,
+				     rec.bad);
+			for (uint64_t pfn = ns.rp.base_pfn; pfn < ns.rp.base_pfn + ns.npfns; pfn++) {
+				unsigned int want = replay_expect(&ns.rp, pfn, exp) &&
+						    (stream || pfn % REPLAY_PAGEBLOCK_NR);
+
+				aligned += !(pfn % REPLAY_PAGEBLOCK_NR) && replay_expect(&ns.rp, pfn, exp);
+				streamed += rec.calls[pfn - ns.rp.base_pfn];
+				cr_assert_eq(rec.calls[pfn - ns.rp.base_pfn], want,
+					     "%s, pageblocks %s: pfn %#lx went through the streaming copy "
+					     "%u times, want %u", sh[s]->name, stream ? "streamed" : "cached",
+					     (unsigned long)pfn, rec.calls[pfn - ns.rp.base_pfn], want);
+			}
+			cr_assert_gt(aligned, 0, "%s: no pageblock-aligned pfn initialised", sh[s]->name);
+			cr_log_info("%s, pageblocks %s: %lu streamed copies, %lu pageblock-aligned pfns",
+				    sh[s]->name, stream ? "streamed" : "cached", streamed, aligned);
+			init_storage_close(&ns);
+		}
 }
 
 /* The geometry the kernel's rules give, for the seed's 100 GiB namespaces. */

@@ -102,17 +102,34 @@ check_csv() {
 }
 
 # init-bench: 2 methods x 3 repeats on one embedded namespace, kernel 6.1;
-# the kernel model replayed is in the options, every result and namespace.
+# the kernel model replayed is in the options, every result and namespace,
+# and so is how the pageblock-aligned pfns were written (the kernel's way
+# unless --pageblock-copy says otherwise).
 if run "$T/init.json" --json -q init-bench --size 64M --mode devdax --methods slow,fixed \
 	--repeat 3 --kernel 6.1; then
 	check_json "$T/init.json" init-bench 3 wall true \
-		'.options.kernel == "6.1" and (.results | length == 2) and
+		'.options.kernel == "6.1" and .options.pageblock_copy == "cached" and
+		 (.results | length == 2) and
 		 (.results | all(.kernel == "6.1" and .namespace == "dax_pmem")) and
 		 (.namespaces | length == 1) and .namespaces[0].kernel == "6.1" and
 		 ([.results[].contender] == ["slow", "fixed"])'
 fi
 if run "$T/init.csv" --csv -q init-bench --size 64M --mode devdax --methods slow,fixed --repeat 3; then
 	check_csv "$T/init.csv" init-bench 6 "namespace,mode,map,"
+fi
+n=$((n + 1))
+if run "$T/pbs.json" --json -q init-bench --size 64M --mode fsdax --methods fixed --repeat 1 \
+	--pageblock-copy stream &&
+   run "$T/pbs.txt" -q init-bench --size 64M --mode fsdax --methods fixed --repeat 1 \
+	--pageblock-copy stream; then
+	if jq -e '.options.pageblock_copy == "stream" and (.namespaces | all(.verified))' \
+		"$T/pbs.json" > /dev/null &&
+	   grep -q '^  pageblock-aligned pfns: generic, fixed and pmem2 stream them .*(--pageblock-copy stream); the kernel copies them through the cache$' "$T/pbs.txt" &&
+	   grep -q '^  fixed .* yes$' "$T/pbs.txt"; then
+		echo "ok $n - init-bench --pageblock-copy stream: in the options and the text, verified"
+	else
+		fail "init-bench --pageblock-copy stream: $(jq -c .options "$T/pbs.json") $(grep pageblock "$T/pbs.txt")"
+	fi
 fi
 
 # clear-bench: one extent, hot, 2 rounds, --clock cpu.

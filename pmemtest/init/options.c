@@ -46,6 +46,11 @@ static void usage(FILE *f)
 		"                           slowest thread (ignores preemption on a busy host)\n"
 		"      --variant NAME       generic calls this memcpy_flushcache variant of the\n"
 		"                           libkflush registry instead of the bound one\n"
+		"      --pageblock-copy cached|stream\n"
+		"                           how the template methods write the struct page of\n"
+		"                           a pageblock-aligned pfn: cached (default, as the\n"
+		"                           kernel does) or stream (their own copy, the same\n"
+		"                           bytes: what that one cached copy costs them)\n"
 		"  -S, --seed N             seed for the verification's random pfns\n"
 		"      --replay-out FILE    after the runs, write the whole struct page array\n"
 		"                           as the replayed kernel leaves it (needs --mode,\n"
@@ -105,6 +110,7 @@ int init_parse_opts(int argc, char **argv, struct init_opts *o)
 		{ "seed",        required_argument, NULL, 'S' },
 		{ "clock",       required_argument, NULL, 'C' },
 		{ "variant",     required_argument, NULL, 'v' },
+		{ "pageblock-copy", required_argument, NULL, 'B' },
 		{ "force",       no_argument,       NULL, 'f' },
 		{ "replay-out",  required_argument, NULL, 'O' },
 		{ "list",        no_argument,       NULL, 'L' },
@@ -211,6 +217,14 @@ int init_parse_opts(int argc, char **argv, struct init_opts *o)
 			o->variant = optarg;
 			break;
 		}
+		case 'B':
+			if (strcmp(optarg, "cached") == 0)
+				o->pageblock_stream = false;
+			else if (strcmp(optarg, "stream") == 0)
+				o->pageblock_stream = true;
+			else
+				cli_die_usage("--pageblock-copy '%s': expected cached or stream", optarg);
+			break;
 		case 'f':
 			o->force = true;
 			break;

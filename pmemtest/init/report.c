@@ -212,6 +212,9 @@ void init_report_table(const struct init_ns *ns, const struct init_opts *o, stru
 		       ns->name, ns->altmap ? " its altmap lies before the device" : "");
 	if (o->variant)
 		printf("  generic calls the %s variant of memcpy_flushcache (--variant)\n", o->variant);
+	if (o->pageblock_stream)
+		printf("  pageblock-aligned pfns: generic, fixed and pmem2 stream them with their own copy "
+		       "(--pageblock-copy stream); the kernel copies them through the cache\n");
 	printf("  average of %u rebinds%s, %u thread%s, %s time; ratios from medians (x slow = slow/method)\n",
 	       runs_of(r), runs_of(r) < o->repeat ? " (stopped by a verification failure)" : "",
 	       o->threads, o->threads == 1 ? "" : "s", o->cpu_clock ? "CPU" : "wall");
@@ -459,6 +462,7 @@ static json_object *options_json(const struct init_opts *o)
 	output_set(j, "seed", json_object_new_int64((int64_t)o->seed));
 	output_set(j, "clock", output_str(o->cpu_clock ? "cpu" : "wall"));
 	output_set(j, "variant", output_str(o->variant));
+	output_set(j, "pageblock_copy", output_str(o->pageblock_stream ? "stream" : "cached"));
 	return j;
 }
 

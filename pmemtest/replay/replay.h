@@ -53,6 +53,12 @@ struct replay_ns {
 	unsigned int pmem2_flags;
 	/* --variant: "generic" calls this registry variant instead of the bound one. */
 	void (*generic_variant)(void *dst, const void *src, size_t n);
+	/*
+	 * --pageblock-copy stream: the template methods write a
+	 * pageblock-aligned pfn's struct page with their own copy, not
+	 * through the cache as the kernel does (methods.h, tmpl_place()).
+	 */
+	bool pageblock_stream;
 };
 
 typedef void (*replay_fn)(const struct replay_ns *ns, uint64_t lo, uint64_t hi);
