@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -291,4 +292,72 @@ Test(replay, devdax_data_area)
 	cr_assert_eq(init_geometry(&ns), 0);
 	cr_assert(ns.vmemmap_opt);
 	cr_assert_eq(ns.pfns_init, 1031680 / 512 * 128);
+}
+
+/* init_report_table()'s text for a fixed and a roof row of the given medians (ms). */
+static void report_text(bool stream, double fixed_ms, double roof_ms, char *out, size_t len)
+{
+	struct init_result r[REPLAY_NR_METHODS];
+	struct init_opts o;
+	struct init_ns ns;
+	FILE *tmp = tmpfile();
+	int saved = dup(STDOUT_FILENO);
+	size_t got;
+
+	cr_assert(tmp && saved >= 0);
+	memset(&ns, 0, sizeof(ns));
+	snprintf(ns.name, sizeof(ns.name), "test");
+	ns.size = 64ULL << 20;
+	ns.align = 2ULL << 20;
+	ns.sp = 64;
+	ns.altmap = true;
+	cr_assert_eq(init_geometry(&ns), 0);
+	memset(&o, 0, sizeof(o));
+	o.repeat = 1;
+	o.threads = 1;
+	o.pageblock_stream = stream;
+	memset(r, 0, sizeof(r));
+	r[REPLAY_FIXED] = (struct init_result){ .m = REPLAY_FIXED, .run = true, .runs = 1,
+					       .s = { .mean = fixed_ms, .median = fixed_ms, .n = 1 } };
+	r[REPLAY_ROOF] = (struct init_result){ .m = REPLAY_ROOF, .run = true, .runs = 1,
+					      .s = { .mean = roof_ms, .median = roof_ms, .n = 1 } };
+	fflush(stdout);
+	dup2(fileno(tmp), STDOUT_FILENO);
+	init_report_table(&ns, &o, r);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	rewind(tmp);
+	got = fread(out, 1, len - 1, tmp);
+	out[got] = 0;
+	fclose(tmp);
+}
+
+/*
+ * pmemtest(1): a fixed/roof target NOT met with the kernel's cached
+ * pageblock copy (the default) is followed by the line naming that copy
+ * and --pageblock-copy; met, or with the pageblocks streamed, it is not,
+ * and a streamed run says so above the table.
+ */
+Test(replay, fixed_roof_hint)
+{
+	static const char hint[] = "\n  fixed copies each pageblock-aligned struct page through the "
+				   "cache, as the kernel does; --pageblock-copy stream times it without "
+				   "that\n";
+	static const char streamed[] = "\n  pageblock-aligned pfns: generic, fixed and pmem2 stream "
+				       "them with their own copy (--pageblock-copy stream); the kernel "
+				       "copies them through the cache\n";
+	static char out[8192];
+
+	report_text(false, 100, 80, out, sizeof(out));
+	cr_assert(strstr(out, "target fixed/roof >= 0.95: 0.80 (NOT met)"), "%s", out);
+	cr_expect(strstr(out, hint), "cached, NOT met: no hint:\n%s", out);
+	cr_expect(!strstr(out, streamed), "cached: says streamed:\n%s", out);
+	report_text(true, 100, 80, out, sizeof(out));
+	cr_assert(strstr(out, "(NOT met)"), "%s", out);
+	cr_expect(!strstr(out, hint), "streamed: the hint:\n%s", out);
+	cr_expect(strstr(out, streamed), "streamed: not said:\n%s", out);
+	report_text(false, 100, 96, out, sizeof(out));
+	cr_assert(strstr(out, "target fixed/roof >= 0.95: 0.96 (met)"), "%s", out);
+	cr_expect(!strstr(out, hint), "met: the hint:\n%s", out);
 }
