@@ -341,9 +341,9 @@ static void report_text(bool stream, double fixed_ms, double roof_ms, char *out,
  */
 Test(replay, fixed_roof_hint)
 {
-	static const char hint[] = "\n  fixed copies each pageblock-aligned struct page through the "
-				   "cache, as the kernel does; --pageblock-copy stream times it without "
-				   "that\n";
+	static const char hint[] = "\n  pageblocks: fixed copies each pageblock-aligned struct page "
+				   "through the cache, as the kernel does; --pageblock-copy stream times "
+				   "it without that\n";
 	static const char streamed[] = "\n  pageblock-aligned pfns: generic, fixed and pmem2 stream "
 				       "them with their own copy (--pageblock-copy stream); the kernel "
 				       "copies them through the cache\n";

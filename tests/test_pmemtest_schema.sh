@@ -126,7 +126,7 @@ if run "$T/pbs.json" --json -q init-bench --size 64M --mode fsdax --methods fixe
 		"$T/pbs.json" > /dev/null &&
 	   grep -q '^  pageblock-aligned pfns: generic, fixed and pmem2 stream them .*(--pageblock-copy stream); the kernel copies them through the cache$' "$T/pbs.txt" &&
 	   grep -q '^  fixed .* yes$' "$T/pbs.txt" &&
-	   ! grep -q '^  fixed copies each pageblock-aligned' "$T/pbs.txt"; then
+	   ! grep -q '^  pageblocks: fixed copies' "$T/pbs.txt"; then
 		echo "ok $n - init-bench --pageblock-copy stream: in the options and the text, verified"
 	else
 		fail "init-bench --pageblock-copy stream: $(jq -c .options "$T/pbs.json") $(grep pageblock "$T/pbs.txt")"

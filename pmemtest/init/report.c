@@ -170,8 +170,8 @@ static void target_lines(const struct init_opts *o, const struct init_result *r)
 		roof_short |= x > 0 && targets[i].ref == REPLAY_ROOF && v == TARGET_NOT_MET;
 	}
 	if (roof_short && !o->pageblock_stream)
-		printf("  fixed copies each pageblock-aligned struct page through the cache, as the "
-		       "kernel does; --pageblock-copy stream times it without that\n");
+		printf("  pageblocks: fixed copies each pageblock-aligned struct page through the "
+		       "cache, as the kernel does; --pageblock-copy stream times it without that\n");
 }
 
 static void put_ratio(double v, int width)
