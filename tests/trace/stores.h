@@ -41,10 +41,10 @@ size_t ts_nt_stores(const struct ts_seen *s);
 kflush_fn ts_variant(enum kflush_op op, const char *name);
 
 /*
- * The "_short_cached" variants (libkflush(7), Variants): a copy or a
- * backward move with a partial edge line goes all through the cache below
- * TS_SHORT_CACHED_BELOW bytes (kflush_memcpy_flushcache(3),
- * kflush_memmove_flushcache(3)).
+ * The "_short_cached" variants (libkflush(7), Variants): a copy with a
+ * sub-word edge, or a backward move with a partial edge line, goes all
+ * through the cache below TS_SHORT_CACHED_BELOW bytes
+ * (kflush_memcpy_flushcache(3), kflush_memmove_flushcache(3)).
  */
 #define TS_SHORT_CACHED_BELOW 768
 int ts_short_cached(const char *variant);
