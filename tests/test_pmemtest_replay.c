@@ -5,8 +5,9 @@
  * computes in every struct page it initialises, set every pageblock, and
  * leave every other byte of the array alone, with the pageblock-aligned
  * pfns copied through the cache (the kernel) or streamed (--pageblock-copy
- * stream). init-bench only samples; this checks all. test_pmemtest_oracle.c holds the slow path itself to bytes
- * written out from the kernel sources.
+ * stream). init-bench only samples; this checks all.
+ * test_pmemtest_oracle.c holds the slow path itself to bytes written out
+ * from the kernel sources.
  */
 #include <stdio.h>
 #include <string.h>
@@ -73,17 +74,15 @@ static void check_method(struct init_ns *ns, const struct shape *sh, unsigned in
 {
 	unsigned char exp[80];
 	uint64_t pb_set = 0, pb_want = 0;
-	const char *mn = init_method_name((enum replay_method)m);
+	char mn[64];
 	replay_fn fn = replay_method_fn((enum replay_method)m, sp);
 
+	snprintf(mn, sizeof(mn), "%s%s", init_method_name((enum replay_method)m),
+		 ns->rp.pageblock_stream ? " (pageblocks streamed)" : "");
 	if (!fn) {
 		cr_log_info("%s: method %s not usable on this CPU", sh->name, mn);
 		return;
 	}
-	if (ns->rp.pageblock_stream)
-		mn = m == REPLAY_GENERIC ? "generic (pageblocks streamed)" :
-		     m == REPLAY_FIXED ? "fixed (pageblocks streamed)" :
-		     m == REPLAY_PMEM2 ? "pmem2 (pageblocks streamed)" : "memcpy (pageblocks streamed)";
 	memset(ns->rp.memmap, POISON, ns->memmap_bytes);
 	memset(ns->rp.pageblock, 0, (size_t)(ns->npfns / REPLAY_PAGEBLOCK_NR / 2 + 1));
 	fn(&ns->rp, ns->rp.start_pfn, ns->rp.end_pfn);
