@@ -256,10 +256,11 @@ REPLAY_INLINE void tmpl_drain(const struct replay_ns *ns, const int m)
  * Pageblock-aligned pfns take an ordinary copy, as in the kernel, and the
  * bitmap update. That one cached copy in 512 struct pages costs the
  * streaming methods 10-14 % on Intel family 6 model 0xa7 (nd_pmem fixed
- * 0.81x the roof at 100 GiB and 0.88x at 16 GiB; 0.94x and 0.98x with the
- * same bytes streamed: libkflush(7), NOTES): its line is not in the cache,
- * and the NT stores after it wait behind its read for ownership. --pageblock-copy stream (ns->pageblock_stream) measures
- * the methods without it; the test is on the pageblock branch alone.
+ * 0.81-0.84x the roof at 100 GiB and 0.88x at 16 GiB; 0.94-0.97x and
+ * 0.98x with the same bytes streamed: libkflush(7), NOTES): its line is
+ * not in the cache, and the NT stores after it wait behind its read for
+ * ownership. --pageblock-copy stream (ns->pageblock_stream) measures the
+ * methods without it; the test is on the pageblock branch alone.
  */
 REPLAY_INLINE void tmpl_place(const struct replay_ns *ns, const int m, char *dst, const struct mm_page *t,
 			  uint64_t pfn, const unsigned int sp, size_t n_rt)
