@@ -166,11 +166,50 @@ check_strategies() { # file what expected-json
 	fi
 }
 
+# Where the cold samples ran (pmemtest(1), ROOFS), from the offsets they
+# carry: in the first R rounds every contender of a round on the same span
+# of the cold walk, and the next round on another when two fit the buffer
+# (a fixed copy's span as above, a clear's its bytes; the random layouts'
+# spans are not known here, so only the first rule holds them); in the
+# pooled second pass one offset per pool span and no two spans alike. Hot
+# samples carry none.
+paired_ok='
+	.options.repeat as $R | .options.buffer as $buf | .command as $cmd
+	| def key: [.mode, .layout, .size] | tostring;
+	  def up(a): (. + a - 1) / a | floor * a;
+	  def span: if $cmd == "clear-bench" then .bytes | up(4096)
+		    elif .layout == "fixed" then ((.calls - 1) * (.size | up(64)) + .size) | up(4096)
+		    else null end;
+	[.results[] | select(.cache == "cold")] as $c
+	| ($c | length > 0)
+	and ([.results[] | select(.cache != "cold") | .samples[] | has("offset")] | any | not)
+	and ($c | all(.samples | all(.offset | type == "number" and . >= 0)))
+	and ($c | group_by(key) | all((.[0] | span) as $sp
+		| [.[] | .samples[] | select(.round < $R)] | group_by(.round)
+		| all(map(.offset) | unique | length == 1)
+		  and (if $sp != null and $buf >= 2 * $sp
+		       then map(.[0].offset) as $o | all(range(1; $o | length); $o[.] != $o[. - 1])
+		       else true end)))
+	and ($c | group_by(key) | all([.[] | .samples[] | select(has("span"))] | group_by(.span)
+		| all(map(.offset) | unique | length == 1)
+		  and (map(.[0].offset) | unique | length) == length))'
+
+check_paired() { # file what
+	n=$((n + 1))
+	if jq -e "$paired_ok" "$1" > /dev/null; then
+		ok "$2: every contender of a cold round on the round's span, another span each round"
+	else
+		fail "$2: cold rounds not on one span each: $(jq -c '[.results[] | select(.cache == "cold")
+			| {contender, size, layout, o: [.samples[] | [.round, .offset]]}]' "$1" | head -c 600)"
+	fi
+}
+
 # copy-bench: sweep (copy roofs) and struct-page (fill roofs).
 if run "$T/copy.json" --json -q copy-bench --mode sweep --sizes 64,4096 --layout fixed,random \
 	--repeat 2 --buffer 16M; then
 	check_strategies "$T/copy.json" "copy-bench sweep" "$NT"
 	check_confirm "$T/copy.json" "copy-bench sweep"
+	check_paired "$T/copy.json" "copy-bench sweep"
 	# The random layout's roofs run in its own rounds (pmemtest(1), ROOFS):
 	# at 4 KiB on its calls (the lines inside each copy, credited with the
 	# copies' bytes), below on the fixed layout's calls of the size (every
@@ -197,6 +236,7 @@ fi
 if run "$T/clear.json" --json -q clear-bench --extents 4K --repeat 2 --buffer 8M; then
 	check_strategies "$T/clear.json" "clear-bench" "$ZERO"
 	check_confirm "$T/clear.json" "clear-bench"
+	check_paired "$T/clear.json" "clear-bench"
 fi
 
 # init-bench: the roof row is the fill strategy with the lowest median.
@@ -306,6 +346,7 @@ if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/pool.json" --json -q copy-bench --mode s
 	fi
 	check_confirm "$T/pool.json" "forced roof error on a span pool"
 	check_latin "$T/pool.json" "forced roof error on a span pool"
+	check_paired "$T/pool.json" "forced roof error on a span pool"
 fi
 # At 1 MiB a sweep sample copies 8 calls, a span of 8 MiB, and a 16 MiB
 # buffer holds two: the second pass runs on those two, every contender
@@ -323,6 +364,7 @@ if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/pool2.json" --json -q copy-bench --mode 
 	fi
 	check_confirm "$T/pool2.json" "forced roof error, two spans"
 	check_latin "$T/pool2.json" "forced roof error, two spans" 2
+	check_paired "$T/pool2.json" "forced roof error, two spans"
 fi
 if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/sperr.json" --json -q copy-bench --mode struct-page \
 	--span 1M --struct-page 64 --repeat 1 --buffer 8M; then
@@ -349,6 +391,7 @@ if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/cpool.json" --json -q clear-bench --exte
 	fi
 	check_confirm "$T/cpool.json" "clear-bench forced roof error on a pool"
 	check_latin "$T/cpool.json" "clear-bench forced roof error on a pool"
+	check_paired "$T/cpool.json" "clear-bench forced roof error on a pool"
 fi
 n=$((n + 1))
 if PMEMTEST_TEST_ROOF_SCALE=1e6 run "$T/ierr.txt" -q init-bench --size 64M --mode devdax \

@@ -49,7 +49,8 @@ results='
 		 ($cmd != "init-bench" and length >= $repeat + ([3 * $repeat + 1, 41] | max) and
 		  . == [range(0; length)])) and
 		(.samples | all((.round | type == "number") and (.ns | type == "number" and . > 0) and
-				((has("span") | not) or (.span | type == "number" and . >= 0)))) and
+				((has("span") | not) or (.span | type == "number" and . >= 0)) and
+				((has("offset") | not) or (.offset | type == "number" and . >= 0)))) and
 		(.roof_error | type == "boolean") and
 		(if .roof_error then (.over_roof > 1.03) and .x_roof == null else .over_roof == null end) and
 		(.roof_strategy == null or (.roof_strategy as $s | $strategies | index($s) != null)))) and

@@ -216,10 +216,13 @@ void bench_res_set_variant(struct bench_res *r, int contender, int op, int varia
 void bench_variant_label(char *buf, size_t n, int op, int variant);
 /*
  * One sample of a cell; @span is the index of the pooled span it ran on
- * (copy-bench's second pass, copy_run.c), -1 when its memory was not one.
+ * (copy-bench's second pass, copy_run.c), -1 when its memory was not one;
+ * @offset where its cold span starts in the buffers, -1 for a sample
+ * that has none (hot, struct-page).
  */
 void bench_res_add(struct bench_res *r, int group, int contender, size_t size,
-		   unsigned int round, int span, uint64_t calls, uint64_t bytes, uint64_t ns);
+		   unsigned int round, int span, int64_t offset, uint64_t calls, uint64_t bytes,
+		   uint64_t ns);
 /* Median ns per call of one cell, or 0 if it has no samples. */
 double bench_res_median(struct bench_res *r, int group, int contender, size_t size);
 double bench_res_median_gbps(struct bench_res *r, int group, int contender, size_t size);

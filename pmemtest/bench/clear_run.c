@@ -160,8 +160,9 @@ bool clear_fits(const struct clear_run *x, size_t buffer)
 
 /*
  * Rounds @r0..@r1-1 of extent @ext: every contender, in a new order each
- * round, on the next area of the cold walk, the span @pool gives it, or
- * the hot window. 1 to go on, 0 to stop (Ctrl-C), -1 when a contender
+ * round, cold on the round's area, the next of the walk, the same for
+ * every contender of the round (copy_run.c, run_rounds(), says why), or on
+ * the span @pool gives it, or hot on the hot window. 1 to go on, 0 to stop (Ctrl-C), -1 when a contender
  * left non-zero bytes.
  */
 static int run_rounds(struct clear_run *x, int g, bool hot, size_t ext, unsigned int r0,
@@ -171,6 +172,7 @@ static int run_rounds(struct clear_run *x, int g, bool hot, size_t ext, unsigned
 
 	for (unsigned int r = r0; r < r1; r++) {
 		size_t order[CLEAR_MAX_CONTENDERS];
+		size_t round_off = hot || pool ? 0 : bench_cold(&x->b, area);
 
 		bench_round_order(order, x->nv, r);
 		for (size_t j = 0; j < x->nv; j++) {
@@ -184,7 +186,7 @@ static int run_rounds(struct clear_run *x, int g, bool hot, size_t ext, unsigned
 				span = (int)bench_pool_span(pool, pool->slot[order[j]], r);
 				off = pool->off[span];
 			} else {
-				off = hot ? bench_hot_base(&x->b) : bench_cold(&x->b, area);
+				off = hot ? bench_hot_base(&x->b) : round_off;
 			}
 			d = x->b.dst + off;
 			/* Untimed: non-zero pages, then out of the cache if cold. */
@@ -197,7 +199,8 @@ static int run_rounds(struct clear_run *x, int g, bool hot, size_t ext, unsigned
 				fprintf(stderr, "pmemtest: %s left non-zero bytes\n", k->name);
 				return -1;
 			}
-			bench_res_add(x->res, g, k->id, ext, r, span, count * (ext / KFLUSH_PAGE_SIZE), area, ns);
+			bench_res_add(x->res, g, k->id, ext, r, span, hot ? -1 : (int64_t)off,
+				      count * (ext / KFLUSH_PAGE_SIZE), area, ns);
 			/* The refill writes the area too: twice its bytes. */
 			progress_add(&x->prog, 2 * (uint64_t)area);
 			if (progress_interrupted())

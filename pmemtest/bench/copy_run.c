@@ -159,9 +159,23 @@ bool copy_account(struct copy_run *x, const struct copy_contender *k, uint64_t c
 
 /*
  * Rounds @r0..@r1-1 of one size: every contender, in a new order each
- * round, on its own cold span (the next of the walk, or with @pool that of
- * again_pool()) or the warmed hot window. Returns false when the run is to
- * stop.
+ * round, on the warmed hot window or cold on the round's span: the next
+ * of the walk, the same for every contender of the round, or with @pool
+ * that of again_pool(). Returns false when the run is to stop.
+ *
+ * Every contender of a round on the same memory: a span ran at much the
+ * same speed each time it came round, and the speeds of two copies can
+ * rank differently on different spans. On Intel family 6 model 0xa7
+ * (KVM), 64 MiB NT copies at each 64 MiB of the 1 GiB buffers: movdir64b
+ * 9.2-10.1 GB/s on a quarter to a third of them, whichever of source and
+ * destination lay there, 10.4-12.7 on the rest, avx2 8.4-10.6, while the
+ * avx512 copy with 2 KiB of loads in flight (PMDK's) held 10.3-11.0 on
+ * all but one of 64 (9.4). With a span of its
+ * own per sample, two default bulk runs put the bound (movdir64b) at
+ * 0.90-1.19x PMDK by size, and wherever it lost by more than 3 % the
+ * avx2 copy, slow on the same memory, ran 1.04-1.09x PMDK: they had drawn
+ * other spans. Four runs on the round's span: the bound 0.88-1.16x, and
+ * wherever it lost by more than 3 % avx2 lost too (0.94-0.98x).
  */
 static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout layout, size_t size,
 		       const struct size_calls *c, const struct copy_contender *v, size_t nv,
@@ -172,6 +186,7 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
 
 	for (unsigned int r = r0; r < r1; r++) {
 		size_t order[COPY_MAX_CONTENDERS];
+		size_t round_off = hot || pool || x->plan ? 0 : bench_cold(&x->b, size_calls_span(c));
 
 		bench_round_order(order, nv, r);
 		for (size_t j = 0; j < nv; j++) {
@@ -191,18 +206,21 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
 				off = bench_hot_base(&x->b);
 				warm(x->b.dst + off, t->span);
 				warm(src + off, t->span);
-			} else if (pool) {
+			} else {
+				if (pool) {
+					span = (int)bench_pool_span(pool, pool->slot[order[j]], r);
+					off = pool->off[span];
+				} else {
+					off = round_off;
+				}
 				/* Untimed: the span out of the cache, both sides. */
-				span = (int)bench_pool_span(pool, pool->slot[order[j]], r);
-				off = pool->off[span];
 				x->evict(x->b.dst + off, t->span);
 				x->evict(src + off, t->span);
 				kflush_drain();
-			} else {
-				off = bench_cold(&x->b, t->span);
 			}
 			ns = copy_run_calls(x, k, t, x->b.dst + off, src + off);
-			bench_res_add(x->res, g, k->id, size, r, span, t->n, t->bytes, ns);
+			bench_res_add(x->res, g, k->id, size, r, span, hot ? -1 : (int64_t)off, t->n,
+				      t->bytes, ns);
 			if (!copy_account(x, k, t->n, t->bytes))
 				return false;
 		}

@@ -190,7 +190,7 @@ static int sp_rounds(struct copy_run *x, int g, size_t sp, size_t npages, uint64
 				fprintf(stderr, "pmemtest: %s wrote a wrong struct page\n", k->name);
 				return -1;
 			}
-			bench_res_add(x->res, g, k->id, sp, r, -1, npages, bytes, ns);
+			bench_res_add(x->res, g, k->id, sp, r, -1, -1, npages, bytes, ns);
 			if (!copy_account(x, k, npages, (uint64_t)npages * sp))
 				return 0;
 		}

@@ -28,6 +28,7 @@ struct cell {
 	uint64_t *ns;
 	unsigned int *round;
 	int *span;		/* the pool index of each sample's span, or -1 */
+	int64_t *offset;	/* where its cold span starts, or -1 */
 	size_t n, cap;
 	/* The first round its numbers count: the second pass's, once measured again. */
 	unsigned int from_round;

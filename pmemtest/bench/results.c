@@ -71,6 +71,7 @@ void bench_res_free(struct bench_res *r)
 		free(r->cells[i].ns);
 		free(r->cells[i].round);
 		free(r->cells[i].span);
+		free(r->cells[i].offset);
 	}
 	for (size_t i = 0; i < r->nnotes; i++)
 		free(r->notes[i]);
@@ -135,7 +136,7 @@ static struct cell *find_cell(struct bench_res *r, int g, int c, size_t size)
 }
 
 void bench_res_add(struct bench_res *r, int g, int c, size_t size, unsigned int round, int span,
-		   uint64_t calls, uint64_t bytes, uint64_t ns)
+		   int64_t offset, uint64_t calls, uint64_t bytes, uint64_t ns)
 {
 	struct cell *cl = find_cell(r, g, c, size);
 
@@ -157,12 +158,14 @@ void bench_res_add(struct bench_res *r, int g, int c, size_t size, unsigned int 
 		cl->ns = grow(cl->ns, cl->cap, sizeof(*cl->ns));
 		cl->round = grow(cl->round, cl->cap, sizeof(*cl->round));
 		cl->span = grow(cl->span, cl->cap, sizeof(*cl->span));
+		cl->offset = grow(cl->offset, cl->cap, sizeof(*cl->offset));
 	}
 	/* The test hook slows the roofs down, never the contenders. */
 	if (r->conts[c].cls == BENCH_ROOF && roof_test_scale() != 1)
 		ns = (uint64_t)((double)ns * roof_test_scale());
 	cl->ns[cl->n] = ns ? ns : 1;
 	cl->span[cl->n] = span;
+	cl->offset[cl->n] = offset;
 	cl->round[cl->n++] = round;
 }
 

@@ -248,6 +248,8 @@ static json_object *cell_json(struct bench_res *r, const struct cell *cl)
 		jset(smp, "round", json_object_new_int((int)cl->round[k]));
 		if (cl->span[k] >= 0)
 			jset(smp, "span", json_object_new_int(cl->span[k]));
+		if (cl->offset[k] >= 0)
+			jset(smp, "offset", json_object_new_int64(cl->offset[k]));
 		jset(smp, "ns", json_object_new_int64((int64_t)cl->ns[k]));
 		json_object_array_add(samples, smp);
 	}
