@@ -239,6 +239,32 @@ if run "$T/clear.json" --json -q clear-bench --extents 4K --repeat 2 --buffer 8M
 	check_paired "$T/clear.json" "clear-bench"
 fi
 
+# From 8 KiB a copy's roof also runs the vector and movdir64b stores in two
+# streams, the halves' lines in turn (pmemtest(1), ROOFS): "..._x2", for
+# copies only, and none below 8 KiB.
+x2=""
+has avx2 && x2="$x2 avx2_x2"
+has avx512f && x2="$x2 avx512_x2"
+has movdir64b && x2="$x2 movdir64b_x2"
+COPY2=$(jarr "$nt$x2")
+if run "$T/bulk.json" --json -q copy-bench --mode bulk --sizes 1M --repeat 2 --buffer 16M; then
+	check_strategies "$T/bulk.json" "copy-bench bulk" "$COPY2"
+	check_confirm "$T/bulk.json" "copy-bench bulk"
+	check_paired "$T/bulk.json" "copy-bench bulk"
+fi
+n=$((n + 1))
+if run "$T/x2.json" --json -q copy-bench --mode sweep --sizes 4K,8K --layout fixed --cache cold \
+	--repeat 1 --buffer 8M; then
+	if jq -e --argjson x2 "$(jarr "$x2")" 'def x2(sz): [.results[] | select(.class == "roof"
+		and .size == sz) | .contender | capture("\\((?<s>[a-z0-9_]+_x2)\\)$").s] | sort;
+		x2(4096) == [] and x2(8192) == $x2' "$T/x2.json" > /dev/null; then
+		ok "copy-bench: two-stream roofs from 8 KiB only: $x2"
+	else
+		fail "copy-bench: two-stream roofs: $(jq -c '[.results[] | select(.class == "roof") |
+			[.size, .contender]]' "$T/x2.json" | head -c 400)"
+	fi
+fi
+
 # init-bench: the roof row is the fill strategy with the lowest median.
 n=$((n + 1))
 if run "$T/init.json" --json -q init-bench --size 64M --mode devdax --methods fixed,roof --repeat 2; then

@@ -363,8 +363,10 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 	bench_header(x.res, &x.b, x.o.rounds);
 	bench_res_note(x.res, "roof for bulk/sweep: the best median of streaming copies with each NT "
 		       "store this CPU has (roof:copy(...): 8 B movnti, 16 B sse2, 32 B avx2, 64 B "
-		       "avx512, movdir64b) and of cached stores with each line written back "
-		       "(cached_clwb), loads batched as the registers allow, one sfence; "
+		       "avx512, movdir64b; from 8 KiB a copy also avx2, avx512 and movdir64b "
+		       "in two streams, the halves' lines in turn: ..._x2) and of cached stores "
+		       "with each line written back (cached_clwb), loads batched as the "
+		       "registers allow, one sfence; "
 		       "struct-page roof: the same stores of the template's first line "
 		       "(roof:fill(...)); set roof: those fills of the byte over the whole lines "
 		       "of each memset; memcpy, copy-safe and copy-page copy through the cache, "

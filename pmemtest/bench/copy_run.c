@@ -115,7 +115,7 @@ static int roof_calls_layout(enum bench_layout layout, size_t size)
 
 static bool applies(const struct copy_contender *k, enum bench_layout layout, size_t size)
 {
-	return !is_roof(k) || roof_calls_layout(layout, size) >= 0;
+	return !is_roof(k) || (roof_calls_layout(layout, size) >= 0 && size >= k->roof->min_len);
 }
 
 /*

@@ -32,9 +32,15 @@ struct roof_strategy {
 	void (*zero)(void *dst, size_t len);
 	/* Cached stores with each line written back (the temporal path's way). */
 	bool write_back;
+	/*
+	 * A copy roof that runs only on copies of this many bytes and more
+	 * (0: every size): the two-stream copies, which split each copy in
+	 * halves.
+	 */
+	size_t min_len;
 };
 
-#define ROOF_MAX_STRATEGIES 12
+#define ROOF_MAX_STRATEGIES 16
 
 /*
  * The strategies this machine runs for @use (one of ROOF_*), from the raw

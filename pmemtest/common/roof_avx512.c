@@ -54,3 +54,44 @@ void roof_avx512_fill(void *dst, size_t len, const void *pattern)
 	for (size_t off = 0; off + 64 <= len; off += 64)
 		_mm512_stream_si512((void *)(d + off), v);
 }
+
+/*
+ * Two streams (roof.c, ROOF_TWO_STREAMS_MIN): 16 lines of each half of the
+ * copy loaded, then stored, the first half's first; the lines left over
+ * one of each in turn, and the second half's last when their number is odd.
+ */
+__attribute__((target("avx512f")))
+void roof_avx512_x2_copy(void *dst, const void *src, size_t len)
+{
+	size_t lines = len / 64, half = lines / 2, h = half * 64, i = 0;
+	char *d = dst;
+	const char *s = src;
+
+	for (; i + 16 <= half; i += 16) {
+		__m512i v[32];
+
+		_Pragma("GCC unroll 16")
+		for (int k = 0; k < 16; k++) {
+			v[k] = _mm512_loadu_si512((const void *)(s + 64 * (i + k)));
+			v[16 + k] = _mm512_loadu_si512((const void *)(s + h + 64 * (i + k)));
+		}
+		_Pragma("GCC unroll 16")
+		for (int k = 0; k < 16; k++) {
+			_mm512_stream_si512((void *)(d + 64 * (i + k)), v[k]);
+			__asm__ __volatile__("" : : : "memory");
+		}
+		_Pragma("GCC unroll 16")
+		for (int k = 0; k < 16; k++) {
+			_mm512_stream_si512((void *)(d + h + 64 * (i + k)), v[16 + k]);
+			__asm__ __volatile__("" : : : "memory");
+		}
+	}
+	for (; i < half; i++) {
+		_mm512_stream_si512((void *)(d + 64 * i), _mm512_loadu_si512((const void *)(s + 64 * i)));
+		_mm512_stream_si512((void *)(d + h + 64 * i),
+				    _mm512_loadu_si512((const void *)(s + h + 64 * i)));
+	}
+	if (lines & 1)
+		_mm512_stream_si512((void *)(d + 64 * (lines - 1)),
+				    _mm512_loadu_si512((const void *)(s + 64 * (lines - 1))));
+}
