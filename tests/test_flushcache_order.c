@@ -14,7 +14,8 @@
  * The destinations are whole aligned lines, so every byte is NT (the
  * edges' rules are test_flushcache_stores.c's), and long enough for
  * several of each variant's blocks and its single lines after them;
- * 512 KiB for the movdir64b lines from there (kflush_memcpy_flushcache(3)).
+ * 512 KiB for the movdir64b variants (avx512_movdir64b's two streams of
+ * lines from 8 KiB, kflush_memcpy_flushcache(3)).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@ struct order {
 	long cur;			/* the line the last NT store went to, -1 before */
 	unsigned char left[MAX_LINES];	/* lines stored to and then left */
 	size_t lines;			/* lines begun */
+	unsigned int seq[MAX_LINES];	/* the first MAX_LINES of them, in order */
 	size_t reopened;		/* stores into a line left before */
 	size_t outside;			/* NT stores not in the destination */
 	char first[384];
@@ -70,6 +72,8 @@ static void order_sink(void *ctx, const struct td_insn *in, const struct td_effe
 			note(o, in, a);
 		}
 		o->cur = l;
+		if (o->lines < MAX_LINES)
+			o->seq[o->lines] = (unsigned int)l;
 		o->lines++;
 	}
 }
@@ -90,11 +94,13 @@ static void fill_arena(size_t n)
 		arena[i] = (unsigned char)(i * 131 + n);
 }
 
+/* The order of the last traced call's stores (expect_in_order()). */
+static struct order o;
+
 /* One traced call, fn(dst, a1, n), then the order it stored in. */
 static void expect_in_order(enum kflush_op op, unsigned int v, unsigned char *dst, uint64_t a1,
 			    size_t n, const char *layout)
 {
-	static struct order o;
 	const char *name = kflush_variant_name(op, v);
 	char err[256] = "";
 
@@ -113,12 +119,53 @@ static void expect_in_order(enum kflush_op op, unsigned int v, unsigned char *ds
 		     kflush_op_name(op), name, n, layout, o.lines, n / LINE);
 }
 
+/*
+ * avx512_movdir64b (kflush_memcpy_flushcache(3)): below 8 KiB the avx512
+ * block, its lines in order; from there two streams, the lines of the two
+ * halves one of each in turn, and the last line alone when their number
+ * is odd: lines 0, h, 1, h + 1, ... for h = lines / 2. The @i-th line a
+ * copy of @n bytes to an aligned destination stores, by that rule.
+ */
+static size_t two_streams_line(size_t n, size_t i)
+{
+	size_t lines = n / LINE;
+
+	if (n < (8u << 10) || (i == lines - 1 && (lines & 1)))
+		return i;
+	return i % 2 ? lines / 2 + i / 2 : i / 2;
+}
+
+Test(flushcache_order, avx512_movdir64b_two_streams, .init = setup, .fini = teardown)
+{
+	static const size_t sizes[] = { (8u << 10) - LINE, 8u << 10, (8u << 10) + LINE,
+					(64u << 10) + 3 * LINE };
+	int idx = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b");
+
+	cr_assert_geq(idx, 0, "no avx512_movdir64b variant");
+	if (!kflush_variant_fn(KFLUSH_OP_MEMCPY_FLUSHCACHE, (unsigned int)idx))
+		cr_skip_test("avx512_movdir64b needs avx512f and movdir64b, which this CPU "
+			     "(after KFLUSH_HWCAPS) lacks");
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t n = sizes[k], i = 0;
+
+		fill_arena(n);
+		expect_in_order(KFLUSH_OP_MEMCPY_FLUSHCACHE, (unsigned int)idx, arena,
+				(uint64_t)(uintptr_t)(arena + SRC_OFF), n, "src+0");
+		while (i < n / LINE && o.seq[i] == two_streams_line(n, i))
+			i++;
+		cr_expect_eq(i, n / LINE, "avx512_movdir64b n=%zu: line %zu stored was line %u, "
+			     "want %zu", n, i, o.seq[i < n / LINE ? i : 0], two_streams_line(n, i));
+		cr_expect(memcmp(arena, arena + SRC_OFF, n) == 0, "avx512_movdir64b n=%zu: wrong "
+			  "bytes", n);
+	}
+}
+
 /* A variant's call stores the destination's lines; @n as the kind of variant needs. */
 static size_t long_enough(enum kflush_op op, unsigned int v)
 {
 	const char *name = kflush_variant_name(op, v);
 
-	/* movdir64b lines from 512 KiB; below, the avx512 block (test_flushcache_stores.c). */
+	/* Two streams of movdir64b lines from 8 KiB; below, the avx512 block. */
 	if (op == KFLUSH_OP_MEMCPY_FLUSHCACHE && strstr(name, "movdir64b"))
 		return 512u << 10;
 	/* Several 32-line blocks, then seven single lines. */

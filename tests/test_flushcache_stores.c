@@ -114,13 +114,14 @@ Test(flushcache_stores, vector_struct_pages, .init = ts_setup, .fini = ts_teardo
 }
 
 /*
- * avx512_movdir64b (libkflush(7), Variants): avx512's stores below 512
- * KiB, a movdir64b per line from there. Line-aligned copies on both
- * sides of that size, so every store is a whole line.
+ * avx512_movdir64b (libkflush(7), Variants): avx512's stores below 8 KiB,
+ * a movdir64b per line from there (in two streams: test_flushcache_order.c).
+ * Line-aligned copies on both sides of that size, so every store is a
+ * whole line.
  */
 Test(flushcache_stores, avx512_movdir64b_stream, .init = ts_setup, .fini = ts_teardown)
 {
-	static const size_t sizes[] = { (512u << 10) - 64, 512u << 10 };
+	static const size_t sizes[] = { (8u << 10) - 64, 8u << 10, (8u << 10) + 64 };
 	kflush_memcpy_flushcache_fn fn =
 		(kflush_memcpy_flushcache_fn)ts_variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b");
 
@@ -128,7 +129,7 @@ Test(flushcache_stores, avx512_movdir64b_stream, .init = ts_setup, .fini = ts_te
 		cr_skip_test("avx512_movdir64b needs avx512f and movdir64b, which this CPU "
 			     "(after KFLUSH_HWCAPS) lacks");
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		size_t n = sizes[i], want_md = n >= (512u << 10) ? n / 64 : 0;
+		size_t n = sizes[i], want_md = n >= (8u << 10) ? n / 64 : 0;
 		struct ts_seen s = traced("avx512_movdir64b", fn, 0, n);
 		size_t nt = ts_nt_stores(&s);
 

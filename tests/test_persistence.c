@@ -152,9 +152,10 @@ ParameterizedTest(struct tu_variant *v, persistence, memset_flushcache)
 }
 
 /*
- * avx512_movdir64b streams movdir64b lines from 512 KiB (libkflush(7),
- * Variants), the one variant whose path changes beyond the sizes above:
- * one call just past that size, both edges cached. Not in the quick plan.
+ * avx512_movdir64b stores movdir64b lines in two streams from 8 KiB
+ * (libkflush(7), Variants), the one variant whose path changes beyond the
+ * sizes above: one call just past that size, neither end aligned, and
+ * one of 512 KiB. Not in the quick plan.
  */
 Test(persistence, avx512_movdir64b_stream)
 {
@@ -168,6 +169,7 @@ Test(persistence, avx512_movdir64b_stream)
 			     "(after KFLUSH_HWCAPS) lacks");
 	if (tp_quick())
 		cr_skip_test("KFLUSH_TEST_QUICK: the streamed copy is not in the quick plan");
+	one("avx512_movdir64b", (const void *)fn, TP_COPY, 1, 5, (8u << 10) + 3, 0, 0, 0);
 	one("avx512_movdir64b", (const void *)fn, TP_COPY, 1, 5, (512u << 10) + 3, 0, 0, 0);
 	cr_log_info("%zu instructions stepped", tp_steps());
 }

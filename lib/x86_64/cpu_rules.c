@@ -123,9 +123,10 @@ static const struct kflush_cpu_rule {
 	 */
 	{ "GenuineIntel", 0x06, 0xa7, 0xa7, KFLUSH_OP_MEMCPY, "tuned_prefetchw", { 4096, 0 } },
 	/*
-	 * The same CPU, the flush-copy: movdir64b lines from 512 KiB, where
-	 * they stream up to 1.16x faster than the avx512 block at fixed sizes
-	 * and tie at random ones (flushcache_avx512.c has the numbers).
+	 * The same CPU, the flush-copy: movdir64b lines in two streams from
+	 * 8 KiB, where two-stream copies ran cold 1.07-1.23x PMDK's speed and
+	 * the avx512 block 0.97-1.07x, hot within 0.93-1.02 of one stream
+	 * (flushcache_avx512.c has the numbers).
 	 */
 	{ "GenuineIntel", 0x06, 0xa7, 0xa7, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b", { 0, 0 } },
 	/*

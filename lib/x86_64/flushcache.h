@@ -232,6 +232,33 @@ KFLUSH_INLINE size_t nt_copy_body(char **d, const char **s, size_t n, size_t blo
 #define FLUSHCACHE_NT_EDGES_MIN 1024
 
 /*
+ * The NT edges (FLUSHCACHE_NT_EDGES_MIN): the head, one unaligned 8-byte
+ * store up to the first 8-byte boundary (advances *d and *s, shrinks *n) ...
+ */
+KFLUSH_INLINE void nt_edge_head(char **d, const char **s, size_t *n)
+{
+	size_t head = (size_t)(-(uintptr_t)*d & 7);
+
+	if (head) {
+		nt_store8(*d, load8(*s));
+		*d += head;
+		*s += head;
+		*n -= head;
+	}
+}
+
+/*
+ * ... and after the body, its @n (< LINE) bytes left: the whole words,
+ * then the copy's last 8 bytes (@last, from @slast) over the rest.
+ */
+KFLUSH_INLINE void nt_edge_tail(char *d, const char *s, size_t n, char *last, const char *slast)
+{
+	nt_copy_words(d, s, n & ~(size_t)7);
+	if (n & 7)
+		nt_store8(last, load8(slast));
+}
+
+/*
  * A variant may also send every call below @cached_below bytes that has a
  * sub-word edge (a destination or an end not 4-byte aligned) all through
  * the cache, tested in its entry before its driver
@@ -276,17 +303,9 @@ KFLUSH_INLINE void flushcache_lines(char *d, const char *s, size_t n, size_t nt_
 		char *last = d + n - 8;
 		const char *slast = s + n - 8;
 
-		head = (size_t)(-(uintptr_t)d & 7);
-		if (head) {
-			nt_store8(d, load8(s));
-			d += head;
-			s += head;
-			n -= head;
-		}
+		nt_edge_head(&d, &s, &n);
 		n = nt_copy_body(&d, &s, n, block_lines, block, line);
-		nt_copy_words(d, s, n & ~(size_t)7);
-		if (n & 7)
-			nt_store8(last, load8(slast));
+		nt_edge_tail(d, s, n, last, slast);
 		return;
 	}
 

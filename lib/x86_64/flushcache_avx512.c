@@ -123,24 +123,62 @@ static __attribute__((noinline)) void avx512_short_set_masked(void *dst, int c, 
 }
 
 /*
- * avx512 below MOVDIR64B_STREAM_MIN bytes, movdir64b lines from there,
- * bound only by a per-CPU rule. On the Intel Xeon that KVM presents as
- * family 6 model 0xa7, copy-bench cold sweep, two runs of 11 rounds,
- * movdir64b's time over avx512's: 0.86-0.92 from 384 KiB at fixed sizes,
- * 0.95-1.03 at random sizes and offsets; below, 0.86-0.99 fixed but
- * 1.04-1.13 random at 8-256 KiB. A direct timing shows why: back to
- * back, movdir64b streams 11.8-12.0 GB/s, the 32-line zmm block
- * 10.5-10.7; with a gap after each copy (what random offsets make),
- * where the prefetchers do not run ahead, movdir64b falls to 9.0-9.1
- * and the block, with 32 loads in flight, holds 9.9-10.7.
+ * From MOVDIR64B_STREAM_MIN, the NT edges, and between them the whole
+ * lines of the copy's two halves, one line of each in turn (the second
+ * half a line longer when their number is odd). One line per store, so no
+ * line is left half written (test_flushcache_order.c).
  */
-#define MOVDIR64B_STREAM_MIN (512u << 10)
+static inline __attribute__((always_inline)) void movdir64b_two_streams(char *d, const char *s,
+									size_t n)
+{
+	char *last = d + n - 8;
+	const char *slast = s + n - 8;
+	size_t to_line, lines, half;
+
+	nt_edge_head(&d, &s, &n);
+	to_line = (size_t)(-(uintptr_t)d & (LINE - 1));
+	nt_copy_words4(d, s, to_line);
+	d += to_line;
+	s += to_line;
+	n -= to_line;
+	lines = n / LINE;
+	half = lines / 2;
+	for (size_t i = 0; i < half; i++) {
+		movdir64b_line(d + i * LINE, s + i * LINE);
+		movdir64b_line(d + (half + i) * LINE, s + (half + i) * LINE);
+	}
+	if (lines & 1)
+		movdir64b_line(d + (lines - 1) * LINE, s + (lines - 1) * LINE);
+	d += lines * LINE;
+	s += lines * LINE;
+	nt_edge_tail(d, s, n - lines * LINE, last, slast);
+}
+
+/*
+ * avx512 below MOVDIR64B_STREAM_MIN bytes, movdir64b lines in two streams
+ * from there, bound only by a per-CPU rule. On the Intel Xeon that KVM
+ * presents as family 6 model 0xa7, one stream of movdir64b lines ran
+ * 0.86-0.92 of the avx512 block's time from 384 KiB at fixed sizes but
+ * 0.95-1.03 at random ones (with a gap after each copy the prefetchers do
+ * not run ahead, and movdir64b fell to 9.0-9.1 GB/s where the block, 32
+ * loads in flight, held 9.9-10.7), and it ran 9.2-10.1 GB/s on some
+ * memory where the block held 10.3-11.0 (pmemtest(1), ROOFS). Two
+ * streams, a line of each half in turn, ran 11.4-13.5 GB/s on all of it,
+ * 64 MiB in calls of 256 KiB-64 MiB. In copy-bench, roofs of one and two
+ * streams side by side, cold: from 8 KiB the best two-stream roof
+ * 1.07-1.23x PMDK, where this variant (the avx512 block there) ran
+ * 0.97-1.07x, at fixed and random sizes; at 4 KiB two streams 1.05-1.21x
+ * against one stream's 1.16-1.25x; hot, two streams 0.93-1.02 of one,
+ * most 0.97-1.00 (three runs of 7-9 rounds); bulk 1-256 MiB, the bound
+ * 1.12-1.18x PMDK where one stream had run 0.88-1.16x.
+ */
+#define MOVDIR64B_STREAM_MIN (8u << 10)
 
 static __attribute__((noinline)) void avx512_movdir64b_lines(char *d, const char *s, size_t n)
 {
+	_Static_assert(MOVDIR64B_STREAM_MIN >= FLUSHCACHE_NT_EDGES_MIN, "NT edges from there");
 	if (n >= MOVDIR64B_STREAM_MIN)
-		flushcache_lines(d, s, n, FLUSHCACHE_NT_EDGES_MIN, MOVDIR64B_BLOCK, movdir64b_block,
-				 movdir64b_line);
+		movdir64b_two_streams(d, s, n);
 	else
 		flushcache_lines(d, s, n, FLUSHCACHE_NT_EDGES_MIN, AVX512_BLOCK, avx512_block,
 				 avx512_line);
