@@ -162,8 +162,8 @@ bool clear_fits(const struct clear_run *x, size_t buffer)
  * Rounds @r0..@r1-1 of extent @ext: every contender, in a new order each
  * round, cold on the round's area, the next of the walk, the same for
  * every contender of the round (copy_run.c, run_rounds(), says why), or on
- * the span @pool gives it, or hot on the hot window. 1 to go on, 0 to stop (Ctrl-C), -1 when a contender
- * left non-zero bytes.
+ * the span @pool gives it, or hot on the hot window. 1 to go on, 0 to stop
+ * (Ctrl-C), -1 when a contender left non-zero bytes.
  */
 static int run_rounds(struct clear_run *x, int g, bool hot, size_t ext, unsigned int r0,
 		      unsigned int r1, const struct bench_pool *pool)

@@ -170,10 +170,10 @@ bool copy_account(struct copy_run *x, const struct copy_contender *k, uint64_t c
  * 9.2-10.1 GB/s on a quarter to a third of them, whichever of source and
  * destination lay there, 10.4-12.7 on the rest, avx2 8.4-10.6, while the
  * avx512 copy with 2 KiB of loads in flight (PMDK's) held 10.3-11.0 on
- * all but one of 64 (9.4). With a span of its
- * own per sample, two default bulk runs put the bound (movdir64b) at
- * 0.90-1.19x PMDK by size, and wherever it lost by more than 3 % the
- * avx2 copy, slow on the same memory, ran 1.04-1.09x PMDK: they had drawn
+ * all but one of 64 (9.4). With a span of its own per sample, two default
+ * bulk runs put the bound (then one stream of movdir64b lines) at
+ * 0.90-1.19x PMDK by size, and wherever it lost by more than 3 % the avx2
+ * copy, slow on the same memory, ran 1.04-1.09x PMDK: they had drawn
  * other spans. Four runs on the round's span: the bound 0.88-1.16x, and
  * wherever it lost by more than 3 % avx2 lost too (0.94-0.98x).
  */

@@ -189,9 +189,9 @@ static void movdir64b_copy(void *dst, const void *src, size_t len)
  * 11.4-13.5, the avx512 copy 10.4-11.1 in one and 11.3-12.2 in two; the
  * fill, which loads nothing, 25.5-27.1 GB/s in one stream or two. In
  * copy-bench cold, the best of two streams 1.02-1.16x the best of one from
- * 8 KiB, at 4 KiB 0.90-0.98x. So two streams are roofs of their own for copies of
- * ROOF_TWO_STREAMS_MIN bytes and more, for each store that fills a line in
- * one or two instructions.
+ * 8 KiB, at 4 KiB 0.90-0.98x. So two streams are roofs of their own for
+ * copies of ROOF_TWO_STREAMS_MIN bytes and more, for each store that fills
+ * a line in one or two instructions.
  */
 #define ROOF_TWO_STREAMS_MIN (8u << 10)
 
