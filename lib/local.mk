@@ -32,6 +32,7 @@ KFLUSH_SOURCES = \
 	lib/x86_64/fault.c
 
 KFLUSH_AVX2_SOURCES = \
+	lib/x86_64/flushcache_avx2.h \
 	lib/x86_64/flushcache_avx2.c \
 	lib/x86_64/clear_pages_flushcache_avx2.c
 

@@ -114,14 +114,16 @@ Test(flushcache_stores, vector_struct_pages, .init = ts_setup, .fini = ts_teardo
 }
 
 /*
- * avx512_movdir64b (libkflush(7), Variants): avx512's stores below 8 KiB,
- * a movdir64b per line from there (in two streams: test_flushcache_order.c).
- * Line-aligned copies on both sides of that size, so every store is a
- * whole line.
+ * avx512_movdir64b (libkflush(7), Variants): an aligned line is two
+ * 32-byte vmovntdq below 768 bytes, one 64-byte store from there, and a
+ * movdir64b from 8 KiB (in two streams: test_flushcache_order.c); the
+ * lone 64-byte line is four movntdq (vector_struct_pages). Line-aligned
+ * copies on both sides of each size, so every store is part of a line.
  */
-Test(flushcache_stores, avx512_movdir64b_stream, .init = ts_setup, .fini = ts_teardown)
+Test(flushcache_stores, avx512_movdir64b_lines, .init = ts_setup, .fini = ts_teardown)
 {
-	static const size_t sizes[] = { (8u << 10) - 64, 8u << 10, (8u << 10) + 64 };
+	static const size_t sizes[] = { 128, 192, 256, 704, 768, 1024, (8u << 10) - 64, 8u << 10,
+					(8u << 10) + 64 };
 	kflush_memcpy_flushcache_fn fn =
 		(kflush_memcpy_flushcache_fn)ts_variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b");
 
@@ -129,14 +131,15 @@ Test(flushcache_stores, avx512_movdir64b_stream, .init = ts_setup, .fini = ts_te
 		cr_skip_test("avx512_movdir64b needs avx512f and movdir64b, which this CPU "
 			     "(after KFLUSH_HWCAPS) lacks");
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		size_t n = sizes[i], want_md = n >= (8u << 10) ? n / 64 : 0;
+		size_t n = sizes[i], width = n < 768 ? 32 : 64;
+		size_t want_md = n >= (8u << 10) ? n / 64 : 0;
 		struct ts_seen s = traced("avx512_movdir64b", fn, 0, n);
 		size_t nt = ts_nt_stores(&s);
 
 		/* The bulk path has a frame: stack stores are allowed here. */
-		cr_expect_eq(s.nt[64], n / 64, "avx512_movdir64b n=%zu: %zu line stores, want %zu",
-			     n, s.nt[64], n / 64);
-		cr_expect_eq(nt, s.nt[64], "avx512_movdir64b n=%zu: NT stores of other widths", n);
+		cr_expect_eq(s.nt[width], n / width, "avx512_movdir64b n=%zu: %zu NT stores of %zu B, "
+			     "want %zu", n, s.nt[width], width, n / width);
+		cr_expect_eq(nt, s.nt[width], "avx512_movdir64b n=%zu: NT stores of other widths", n);
 		cr_expect_eq(s.movdir64b, want_md, "avx512_movdir64b n=%zu: %zu of its %zu line "
 			     "stores were movdir64b, documented %zu", n, s.movdir64b, s.nt[64],
 			     want_md);

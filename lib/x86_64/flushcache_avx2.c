@@ -6,36 +6,8 @@
  */
 #include <immintrin.h>
 
+#include "x86_64/flushcache_avx2.h"
 #include "x86_64/memmove_flushcache.h"
-
-static inline __attribute__((always_inline)) void avx2_line(char *d, const char *s)
-{
-	__m256i a = _mm256_loadu_si256((const __m256i *)s);
-	__m256i b = _mm256_loadu_si256((const __m256i *)(s + 32));
-
-	_mm256_stream_si256((__m256i *)d, a);
-	_mm256_stream_si256((__m256i *)(d + 32), b);
-}
-
-/*
- * 8 lines: all 16 ymm registers loaded before the first store, the
- * stores then line by line (nt_in_order()).
- */
-#define AVX2_BLOCK 8
-
-static inline __attribute__((always_inline)) void avx2_block(char *d, const char *s)
-{
-	__m256i v[2 * AVX2_BLOCK];
-
-	_Pragma("GCC unroll 64")
-	for (int i = 0; i < 2 * AVX2_BLOCK; i++)
-		v[i] = _mm256_loadu_si256((const __m256i *)(s + i * 32));
-	_Pragma("GCC unroll 64")
-	for (int i = 0; i < 2 * AVX2_BLOCK; i++) {
-		_mm256_stream_si256((__m256i *)(d + i * 32), v[i]);
-		nt_in_order();
-	}
-}
 
 FLUSHCACHE_VARIANT(memcpy_flushcache_avx2, AVX2_BLOCK, avx2_block, avx2_line, vec_one_line,
 		   vec_copy_small_pieces)

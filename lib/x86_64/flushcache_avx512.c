@@ -6,6 +6,7 @@
  */
 #include <immintrin.h>
 
+#include "x86_64/flushcache_avx2.h"
 #include "x86_64/memmove_flushcache.h"
 
 static inline __attribute__((always_inline)) void avx512_line(char *d, const char *s)
@@ -174,17 +175,38 @@ static inline __attribute__((always_inline)) void movdir64b_two_streams(char *d,
  */
 #define MOVDIR64B_STREAM_MIN (8u << 10)
 
+/*
+ * Below this many bytes its lines are avx2's, two 32-byte vmovntdq each,
+ * from here avx512's one 64-byte store. On the Intel Xeon family 6 model
+ * 0xa7 (KVM), two default copy-bench runs, cold, whole aligned lines
+ * (fixed and packed layouts): the avx2 variant ran 1.04-1.24x this
+ * variant's speed at 128-512 B, 0.94-1.02x at 768 B-1.5 KiB; the 16- and
+ * 32-byte roofs beat the 64-byte one at 128-256 B (11.0-13.7 GB/s
+ * against 9.6-10.2); hot, the two within 1 %. With these lines, two
+ * alternations with the build before (sweep, 11 rounds): this variant
+ * over avx2 cold at 128-512 B fixed and packed 0.81-1.02 before,
+ * 0.89-1.09 after; the class 97 B-2 KiB cold 1.04x behind its fastest
+ * variant before (NOT met), 1.01x after; hot 1.00-1.01x both. The one
+ * 64-byte line (vec_one_line()) is 16-byte stores in every vector variant.
+ */
+#define YMM_LINES_BELOW 768
+
 static __attribute__((noinline)) void avx512_movdir64b_lines(char *d, const char *s, size_t n)
 {
 	_Static_assert(MOVDIR64B_STREAM_MIN >= FLUSHCACHE_NT_EDGES_MIN, "NT edges from there");
+	_Static_assert(YMM_LINES_BELOW <= FLUSHCACHE_NT_EDGES_MIN, "one edge rule for the ymm lines");
 	if (n >= MOVDIR64B_STREAM_MIN)
 		movdir64b_two_streams(d, s, n);
+	else if (n < YMM_LINES_BELOW)
+		flushcache_lines(d, s, n, FLUSHCACHE_NT_EDGES_MIN, AVX2_BLOCK, avx2_block,
+				 avx2_line);
 	else
 		flushcache_lines(d, s, n, FLUSHCACHE_NT_EDGES_MIN, AVX512_BLOCK, avx512_block,
 				 avx512_line);
 }
 
-FLUSHCACHE_ENTRY_AT(memcpy_flushcache_avx512_movdir64b, 0, avx512_movdir64b_lines, avx512_line,
+/* Its short calls' lines (below FLUSHCACHE_BULK_MIN) are avx2's too. */
+FLUSHCACHE_ENTRY_AT(memcpy_flushcache_avx512_movdir64b, 0, avx512_movdir64b_lines, avx2_line,
 		    vec_one_line, vec_copy_small, avx512_short_copy_masked)
 
 FLUSHMOVE_VARIANT(memmove_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_line)
