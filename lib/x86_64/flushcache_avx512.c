@@ -179,10 +179,11 @@ static inline __attribute__((always_inline)) void movdir64b_two_streams(char *d,
  * Below this many bytes its lines are avx2's, two 32-byte vmovntdq each,
  * from here avx512's one 64-byte store. On the Intel Xeon family 6 model
  * 0xa7 (KVM), two default copy-bench runs, cold, whole aligned lines
- * (fixed and packed layouts): the avx2 variant ran 1.04-1.24x this
- * variant's speed at 128-512 B, 0.94-1.02x at 768 B-1.5 KiB; the 16- and
- * 32-byte roofs beat the 64-byte one at 128-256 B (11.0-13.7 GB/s
- * against 9.6-10.2); hot, the two within 1 %. With these lines, two
+ * (fixed and packed layouts): the avx2 variant ran 1.03-1.24x this
+ * variant's speed at 128-512 B in 19 of 20 cells (0.99 in the other),
+ * 0.94-1.06x at 768 B-1.5 KiB; the 16- and 32-byte roofs beat the
+ * 64-byte one at 128-256 B (10.7-13.7 GB/s against 9.6-10.2); hot, the
+ * two within 1 %. With these lines, two
  * alternations with the build before (sweep, 11 rounds): this variant
  * over avx2 cold at 128-512 B fixed and packed 0.81-1.02 before,
  * 0.89-1.09 after; the class 97 B-2 KiB cold 1.04x behind its fastest
