@@ -61,7 +61,8 @@ results='
 # flags: a roof_strategy must be one of them.
 flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
 strategies="movnti sse2 rep_stosb rep_stosq rep_stosb_page rep_stosq_page"
-for f in avx2:avx2 avx512f:avx512 movdir64b:movdir64b clzero:clzero; do
+for f in avx2:avx2 avx2:avx2_x2 avx512f:avx512 avx512f:avx512_x2 movdir64b:movdir64b \
+	 movdir64b:movdir64b_x2 clzero:clzero; do
 	case $flags in *" ${f%%:*} "*) strategies="$strategies ${f#*:}" ;; esac
 done
 STRATEGIES=$(printf '%s\n' $strategies | jq -R . | jq -sc .)
