@@ -195,18 +195,17 @@ static void movdir64b_copy(void *dst, const void *src, size_t len)
  */
 #define ROOF_TWO_STREAMS_MIN (8u << 10)
 
+/* A line of each half: movdir64b has no registers to batch in. */
+static inline __attribute__((always_inline)) void movdir64b_x2_pass(char *d, const char *s,
+								    size_t h)
+{
+	movdir64b(d, s);
+	movdir64b(d + h, s + h);
+}
+
 static void movdir64b_x2_copy(void *dst, const void *src, size_t len)
 {
-	size_t lines = len / 64, half = lines / 2;
-	char *d = dst;
-	const char *s = src;
-
-	for (size_t i = 0; i < half; i++) {
-		movdir64b(d + 64 * i, s + 64 * i);
-		movdir64b(d + 64 * (half + i), s + 64 * (half + i));
-	}
-	if (lines & 1)
-		movdir64b(d + 64 * (lines - 1), s + 64 * (lines - 1));
+	roof_two_streams(dst, src, len, 1, movdir64b_x2_pass, movdir64b);
 }
 
 static void movdir64b_fill(void *dst, size_t len, const void *pattern)

@@ -63,7 +63,7 @@ void roof_avx2_fill(void *dst, size_t len, const void *pattern)
 
 /* One line, two 32-byte halves. */
 __attribute__((target("avx2")))
-static inline void avx2_line(char *d, const char *s)
+static inline __attribute__((always_inline)) void avx2_line(char *d, const char *s)
 {
 	__m256i a = _mm256_loadu_si256((const void *)s);
 	__m256i b = _mm256_loadu_si256((const void *)(s + 32));
@@ -72,42 +72,27 @@ static inline void avx2_line(char *d, const char *s)
 	_mm256_stream_si256((void *)(d + 32), b);
 }
 
-/*
- * Two streams (roof.c, ROOF_TWO_STREAMS_MIN): 4 lines of each half of the
- * copy loaded into the 16 ymm registers, then stored, the first half's
- * first; the lines left over one of each in turn, and the second half's
- * last when their number is odd.
- */
+/* 4 lines of each half in the 16 ymm registers, then stored, in order. */
+__attribute__((target("avx2")))
+static inline __attribute__((always_inline)) void avx2_x2_pass(char *d, const char *s, size_t h)
+{
+	__m256i v[16];
+
+	_Pragma("GCC unroll 8")
+	for (int k = 0; k < 8; k++) {
+		v[k] = _mm256_loadu_si256((const void *)(s + 32 * k));
+		v[8 + k] = _mm256_loadu_si256((const void *)(s + h + 32 * k));
+	}
+	_Pragma("GCC unroll 16")
+	for (int k = 0; k < 16; k++) {
+		_mm256_stream_si256((void *)(d + (k < 8 ? 0 : h) + 32 * (k % 8)), v[k]);
+		__asm__ __volatile__("" : : : "memory");
+	}
+}
+
+/* Two streams (roof.c, ROOF_TWO_STREAMS_MIN, roof_two_streams()). */
 __attribute__((target("avx2")))
 void roof_avx2_x2_copy(void *dst, const void *src, size_t len)
 {
-	size_t lines = len / 64, half = lines / 2, h = half * 64, i = 0;
-	char *d = dst;
-	const char *s = src;
-
-	for (; i + 4 <= half; i += 4) {
-		__m256i v[16];
-
-		_Pragma("GCC unroll 8")
-		for (int k = 0; k < 8; k++) {
-			v[k] = _mm256_loadu_si256((const void *)(s + 64 * i + 32 * k));
-			v[8 + k] = _mm256_loadu_si256((const void *)(s + h + 64 * i + 32 * k));
-		}
-		_Pragma("GCC unroll 8")
-		for (int k = 0; k < 8; k++) {
-			_mm256_stream_si256((void *)(d + 64 * i + 32 * k), v[k]);
-			__asm__ __volatile__("" : : : "memory");
-		}
-		_Pragma("GCC unroll 8")
-		for (int k = 0; k < 8; k++) {
-			_mm256_stream_si256((void *)(d + h + 64 * i + 32 * k), v[8 + k]);
-			__asm__ __volatile__("" : : : "memory");
-		}
-	}
-	for (; i < half; i++) {
-		avx2_line(d + 64 * i, s + 64 * i);
-		avx2_line(d + h + 64 * i, s + h + 64 * i);
-	}
-	if (lines & 1)
-		avx2_line(d + 64 * (lines - 1), s + 64 * (lines - 1));
+	roof_two_streams(dst, src, len, 4, avx2_x2_pass, avx2_line);
 }

@@ -55,43 +55,34 @@ void roof_avx512_fill(void *dst, size_t len, const void *pattern)
 		_mm512_stream_si512((void *)(d + off), v);
 }
 
-/*
- * Two streams (roof.c, ROOF_TWO_STREAMS_MIN): 16 lines of each half of the
- * copy loaded, then stored, the first half's first; the lines left over
- * one of each in turn, and the second half's last when their number is odd.
- */
+/* One line, one zmm. */
+__attribute__((target("avx512f")))
+static inline __attribute__((always_inline)) void avx512_line(char *d, const char *s)
+{
+	_mm512_stream_si512((void *)d, _mm512_loadu_si512((const void *)s));
+}
+
+/* 16 lines of each half in the 32 zmm registers, then stored, in order. */
+__attribute__((target("avx512f")))
+static inline __attribute__((always_inline)) void avx512_x2_pass(char *d, const char *s, size_t h)
+{
+	__m512i v[32];
+
+	_Pragma("GCC unroll 16")
+	for (int k = 0; k < 16; k++) {
+		v[k] = _mm512_loadu_si512((const void *)(s + 64 * k));
+		v[16 + k] = _mm512_loadu_si512((const void *)(s + h + 64 * k));
+	}
+	_Pragma("GCC unroll 32")
+	for (int k = 0; k < 32; k++) {
+		_mm512_stream_si512((void *)(d + (k < 16 ? 0 : h) + 64 * (k % 16)), v[k]);
+		__asm__ __volatile__("" : : : "memory");
+	}
+}
+
+/* Two streams (roof.c, ROOF_TWO_STREAMS_MIN, roof_two_streams()). */
 __attribute__((target("avx512f")))
 void roof_avx512_x2_copy(void *dst, const void *src, size_t len)
 {
-	size_t lines = len / 64, half = lines / 2, h = half * 64, i = 0;
-	char *d = dst;
-	const char *s = src;
-
-	for (; i + 16 <= half; i += 16) {
-		__m512i v[32];
-
-		_Pragma("GCC unroll 16")
-		for (int k = 0; k < 16; k++) {
-			v[k] = _mm512_loadu_si512((const void *)(s + 64 * (i + k)));
-			v[16 + k] = _mm512_loadu_si512((const void *)(s + h + 64 * (i + k)));
-		}
-		_Pragma("GCC unroll 16")
-		for (int k = 0; k < 16; k++) {
-			_mm512_stream_si512((void *)(d + 64 * (i + k)), v[k]);
-			__asm__ __volatile__("" : : : "memory");
-		}
-		_Pragma("GCC unroll 16")
-		for (int k = 0; k < 16; k++) {
-			_mm512_stream_si512((void *)(d + h + 64 * (i + k)), v[16 + k]);
-			__asm__ __volatile__("" : : : "memory");
-		}
-	}
-	for (; i < half; i++) {
-		_mm512_stream_si512((void *)(d + 64 * i), _mm512_loadu_si512((const void *)(s + 64 * i)));
-		_mm512_stream_si512((void *)(d + h + 64 * i),
-				    _mm512_loadu_si512((const void *)(s + h + 64 * i)));
-	}
-	if (lines & 1)
-		_mm512_stream_si512((void *)(d + 64 * (lines - 1)),
-				    _mm512_loadu_si512((const void *)(s + 64 * (lines - 1))));
+	roof_two_streams(dst, src, len, 16, avx512_x2_pass, avx512_line);
 }

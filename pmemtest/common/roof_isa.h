@@ -13,4 +13,28 @@ void roof_avx512_fill(void *dst, size_t len, const void *pattern);
 void roof_avx2_x2_copy(void *dst, const void *src, size_t len);
 void roof_avx512_x2_copy(void *dst, const void *src, size_t len);
 
+/*
+ * The two-stream copies' driver: @pass copies @batch lines of each half of
+ * [src, src+len), the first half's (at @d, @s) before the second's (@h
+ * bytes on); the lines left over, one of each half in turn, and the
+ * second half's last when their number is odd, with @line. Inlined into
+ * each strategy, built for its ISA.
+ */
+static inline __attribute__((always_inline)) void
+roof_two_streams(char *d, const char *s, size_t len, size_t batch,
+		 void (*pass)(char *d, const char *s, size_t h),
+		 void (*line)(char *d, const char *s))
+{
+	size_t lines = len / 64, half = lines / 2, h = half * 64, i = 0;
+
+	for (; i + batch <= half; i += batch)
+		pass(d + 64 * i, s + 64 * i, h);
+	for (; i < half; i++) {
+		line(d + 64 * i, s + 64 * i);
+		line(d + h + 64 * i, s + h + 64 * i);
+	}
+	if (lines & 1)
+		line(d + 64 * (lines - 1), s + 64 * (lines - 1));
+}
+
 #endif /* PMEMTEST_ROOF_ISA_H */
