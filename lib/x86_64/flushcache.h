@@ -193,6 +193,20 @@ KFLUSH_INLINE void split_edges(const char *d, size_t n, size_t *head, size_t *ta
 }
 
 /*
+ * NT words from *d (4-byte aligned) up to its line boundary; advances *d
+ * and *s, returns the @n bytes less those.
+ */
+KFLUSH_INLINE size_t nt_words_to_line(char **d, const char **s, size_t n)
+{
+	size_t to_line = (size_t)(-(uintptr_t)*d & (LINE - 1));
+
+	nt_copy_words4(*d, *s, to_line);
+	*d += to_line;
+	*s += to_line;
+	return n - to_line;
+}
+
+/*
  * Words up to a line boundary from *d (4-byte aligned), then @block over
  * @block_lines whole lines at a time, then @line over the rest of the
  * whole lines; advances *d and *s, returns the bytes left (under a line).
@@ -201,12 +215,7 @@ KFLUSH_INLINE size_t nt_copy_body(char **d, const char **s, size_t n, size_t blo
 				  void (*block)(char *d, const char *s),
 				  void (*line)(char *d, const char *s))
 {
-	size_t to_line = (size_t)(-(uintptr_t)*d & (LINE - 1));
-
-	nt_copy_words4(*d, *s, to_line);
-	*d += to_line;
-	*s += to_line;
-	n -= to_line;
+	n = nt_words_to_line(d, s, n);
 	for (; n >= block_lines * LINE; *d += block_lines * LINE, *s += block_lines * LINE,
 	     n -= block_lines * LINE)
 		block(*d, *s);

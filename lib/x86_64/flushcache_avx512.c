@@ -134,14 +134,10 @@ static inline __attribute__((always_inline)) void movdir64b_two_streams(char *d,
 {
 	char *last = d + n - 8;
 	const char *slast = s + n - 8;
-	size_t to_line, lines, half;
+	size_t lines, half;
 
 	nt_edge_head(&d, &s, &n);
-	to_line = (size_t)(-(uintptr_t)d & (LINE - 1));
-	nt_copy_words4(d, s, to_line);
-	d += to_line;
-	s += to_line;
-	n -= to_line;
+	n = nt_words_to_line(&d, &s, n);
 	lines = n / LINE;
 	half = lines / 2;
 	for (size_t i = 0; i < half; i++) {

@@ -14,7 +14,7 @@
 #include "kflush.h"
 #include "tracer.h"
 
-/* Room for two copies of a little over 512 KiB (the stream test). */
+/* Room for two copies of up to 544 KiB each, source and destination. */
 #define TS_ARENA (1088u << 10)
 #define TS_SRC_OFF (544u << 10)
 
