@@ -60,7 +60,8 @@ results='
 # The roof's store strategies this CPU has (pmemtest(1), ROOFS), from its
 # flags: a roof_strategy must be one of them.
 flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
-strategies="movnti sse2 rep_stosb rep_stosq rep_stosb_page rep_stosq_page"
+strategies="movnti sse2 rep_stosb rep_stosq rep_stosb_page rep_stosq_page cached_clwb cached_clflushopt
+	cached_clflush"
 for f in avx2:avx2 avx2:avx2_x2 avx512f:avx512 avx512f:avx512_x2 movdir64b:movdir64b \
 	 movdir64b:movdir64b_x2 clzero:clzero; do
 	case $flags in *" ${f%%:*} "*) strategies="$strategies ${f#*:}" ;; esac
@@ -142,6 +143,13 @@ if run "$T/clear.json" --json clear-bench --extents 4K --cache hot --repeat 2 --
 		'.options.extents == [4096] and .options.cache == ["hot"] and ('"$bound"') and
 		 (.bound | length > 0) and
 		 (.results | all(.size == 4096 and .cache == "hot"))'
+fi
+# The same cold: its samples carry the offset of their area (pmemtest(1),
+# OUTPUT SCHEMA), the hot ones above none.
+if run "$T/clearc.json" --json -q clear-bench --extents 4K --cache cold --repeat 2 --buffer 8M; then
+	check_json "$T/clearc.json" clear-bench 2 wall true \
+		'.options.cache == ["cold"] and (.results | all(.cache == "cold" and
+		 (.samples | all(.offset | type == "number"))))'
 fi
 # CSV rows: per contender, one per round and one median (the CSV's own
 # sample rows, counted: a cell over the roof may have run more rounds).
