@@ -15,10 +15,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kflush.h"
 #include "pmemtest.h"
 #include "common/cli.h"
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
 
 static const struct command {
 	const char *name;
@@ -205,12 +214,13 @@ int main(int argc, char **argv)
 		cli_die_usage("%s does not use --dev: only init-bench runs on a device "
 			      "(copy-bench and clear-bench measure DRAM standing in for pmem)",
 			      cmd->name);
+	if (g.dev && g.output && same_file(g.dev, g.output))
+		cli_die_usage("--output %s is the --dev target: the results would overwrite it",
+			      g.output);
 	/* Everything the command prints on stdout goes to the file instead. */
 	/* plot's --output is its image; gnuplot writes it. */
-	if (g.output && cmd->fn != cmd_plot && !freopen(g.output, "w", stdout)) {
-		cli_err_errno("--output %s", g.output);
+	if (g.output && cmd->fn != cmd_plot && cli_redirect_stdout(g.output))
 		return PMEMTEST_EXIT_FAIL;
-	}
 	/* Each command parses its own options from a fresh start. */
 	optind = 0;
 	return cli_finish_stdout(cmd->fn(&g, nargc, argv + first));

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,6 +56,7 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 	};
 	const char *mode = "", *cache = "", *layout = "", *in, *script;
 	char *out, *expr;
+	struct stat st, ost;
 	int c, status;
 	size_t len;
 	pid_t pid;
@@ -79,8 +81,16 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 	script = getenv("PMEMTEST_PLOT_GP");
 	if (!script || !*script)
 		script = PMEMTEST_PLOT_GP;
-	if (access(in, R_OK) < 0) {
+	/*
+	 * gnuplot reads the CSV once per panel, and would wait forever on a
+	 * fifo or read /dev/zero to the end of time: a regular file only.
+	 */
+	if (stat(in, &st) < 0 || access(in, R_OK) < 0) {
 		cli_err_errno("plot: %s", in);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		cli_err("plot: %s: is a %s, not a CSV file", in, cli_file_kind(st.st_mode));
 		return PMEMTEST_EXIT_FAIL;
 	}
 	if (access(script, R_OK) < 0) {
@@ -101,6 +111,18 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 	}
 	if (!out)
 		cli_die("out of memory");
+	/* gnuplot truncates its output before it reads the data. */
+	if (stat(out, &ost) == 0) {
+		if (ost.st_dev == st.st_dev && ost.st_ino == st.st_ino)
+			cli_die_usage("plot: --output %s is the CSV itself: the image would overwrite it",
+				      out);
+		if (!S_ISREG(ost.st_mode)) {
+			cli_err("plot: --output %s: is a %s, not an image file", out,
+				cli_file_kind(ost.st_mode));
+			free(out);
+			return PMEMTEST_EXIT_FAIL;
+		}
+	}
 	check_arg("file", in);
 	check_arg("--output", out);
 	check_arg("--mode", mode);

@@ -13,14 +13,15 @@ tl_scratch pmemtest-test
 trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
 
 # expect CODE PATTERN [FILE] -- ARGS: exit code CODE, exactly one stderr
-# line matching PATTERN, and FILE's checksum unchanged.
+# line matching PATTERN, and FILE's checksum unchanged, within two minutes.
 expect() {
 	code=$1 pat=$2 file=$3
 	shift 4
 	n=$((n + 1))
 	before=
 	[ -n "$file" ] && before=$(cksum < "$file")
-	"$PMEMTEST" "$@" > "$T/out" 2> "$T/err"
+	# A hang is a failure too (exit 124), not a stuck suite.
+	timeout 120 "$PMEMTEST" "$@" > "$T/out" 2> "$T/err"
 	rc=$?
 	lines=$(wc -l < "$T/err")
 	if [ "$rc" -ne "$code" ]; then
@@ -46,6 +47,7 @@ ro=$T/readonly
 head -c 16777216 /dev/urandom > "$ro"
 chmod 0444 "$ro"
 mkdir "$T/dir"
+mkfifo "$T/fifo" || exit 99
 
 # Targets that are not namespaces.
 expect 1 "No such file" "" -- --dev "$T/missing" init-bench --repeat 1
@@ -87,6 +89,28 @@ expect 2 "expected cached or stream" "" -- init-bench --pageblock-copy nt
 expect 2 "no such memcpy_flushcache variant" "" -- init-bench --variant turbo
 expect 2 "needs an argument" "" -- init-bench --size
 
+# --output: a file is created or replaced, anything else is refused by its
+# kind before it is opened; a fifo nobody reads is refused at once, where
+# opening it would wait for a reader (the one with a reader: below).
+expect 1 "is a directory, not a file to write into" "" -- --output "$T/dir" info
+expect 1 "a fifo nobody reads" "" -- --output "$T/fifo" info
+if mknod "$T/blk" b 7 250 2> /dev/null; then
+	expect 1 "is a block device, not a file to write into" "" -- --output "$T/blk" info
+fi
+expect 2 "is the --dev target" "$data" -- --dev "$data" --output "$data" init-bench --repeat 1
+expect 2 "is the --dev target" "$data" -- --dev "$data" init-bench --repeat 1 --output="$data"
+
+# plot refuses what gnuplot would wait on, read forever or overwrite, before
+# it runs gnuplot (so these need no gnuplot).
+printf 'mode,cache\n' > "$T/r.csv"
+export PMEMTEST_PLOT_GP="${srcdir:-.}/tools/plot.gp"
+expect 1 "is a fifo, not a CSV file" "" -- plot "$T/fifo"
+expect 1 "is a character device, not a CSV file" "" -- plot /dev/zero
+expect 1 "is a directory, not a CSV file" "" -- plot "$T/dir"
+expect 2 "is the CSV itself" "$T/r.csv" -- --output "$T/r.csv" plot "$T/r.csv"
+expect 1 "is a fifo, not an image file" "" -- --output "$T/fifo" plot "$T/r.csv"
+expect 1 "is a directory, not an image file" "" -- --output "$T/dir" plot "$T/r.csv"
+
 # Existing data without --force: refused, naming the range and --force.
 expect 2 "add --force" "$data" -- --dev "$data" init-bench --memmap dev --repeat 1
 
@@ -120,6 +144,26 @@ elif ! tr -d ' \n' < "$T/out" | grep -q '"cpu_features_masked":\[[^]]*\]' ||
 	fail "--json info: KFLUSH_HWCAPS=-avx2 not reflected: $(head -c 600 "$T/out")"
 else
 	echo "ok $n - info --json reflects KFLUSH_HWCAPS"
+fi
+
+# --output into a fifo with its reader, and over an existing file: the
+# results arrive whole.
+n=$((n + 1))
+"$PMEMTEST" info > "$T/info.want" 2> /dev/null
+cat "$T/fifo" > "$T/info.fifo" &
+reader=$!
+timeout 120 "$PMEMTEST" --output "$T/fifo" info 2> "$T/err"
+rc=$?
+wait "$reader"
+cp "$small" "$T/info.file"
+timeout 120 "$PMEMTEST" --output "$T/info.file" info 2>> "$T/err"
+rc2=$?
+if [ "$rc" -ne 0 ] || [ "$rc2" -ne 0 ]; then
+	fail "--output into a fifo with a reader: exit $rc, over a file: exit $rc2: $(cat "$T/err")"
+elif ! cmp -s "$T/info.want" "$T/info.fifo" || ! cmp -s "$T/info.want" "$T/info.file"; then
+	fail "--output: what info wrote into the fifo or the file is not what it prints"
+else
+	echo "ok $n - --output into a fifo with a reader and over a file"
 fi
 
 # The embedded default, small: every method verified, split across threads,

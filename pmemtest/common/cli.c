@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -188,4 +191,69 @@ uint64_t cli_mem_available(void)
 			break;
 	fclose(f);
 	return (uint64_t)kb * 1024;
+}
+
+const char *cli_file_kind(unsigned int mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "regular file";
+	case S_IFDIR: return "directory";
+	case S_IFIFO: return "fifo";
+	case S_IFSOCK: return "socket";
+	case S_IFBLK: return "block device";
+	case S_IFCHR: return "character device";
+	default: return "special file";
+	}
+}
+
+/* What --output may write: a file (created or truncated), a fifo or pipe, a tty or /dev/null. */
+static bool output_kind_ok(mode_t mode)
+{
+	return S_ISREG(mode) || S_ISFIFO(mode) || S_ISCHR(mode);
+}
+
+/*
+ * The type first, as for --dev: a block device is somebody's disk, and
+ * open() of a fifo for writing blocks until a reader comes, so it is opened
+ * O_NONBLOCK, which fails with ENXIO instead when nobody reads it. A pipe
+ * with its reader (a shell's >(...), /dev/stdout in a pipeline) works.
+ */
+int cli_redirect_stdout(const char *path)
+{
+	struct stat st;
+	int fd, fl;
+
+	if (stat(path, &st) == 0) {
+		if (!output_kind_ok(st.st_mode)) {
+			cli_err("--output %s: is a %s, not a file to write into", path,
+				cli_file_kind(st.st_mode));
+			return 1;
+		}
+	} else if (errno != ENOENT) {
+		cli_err_errno("--output %s", path);
+		return 1;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		if (errno == ENXIO)
+			cli_err("--output %s: a fifo nobody reads (start its reader first)", path);
+		else
+			cli_err_errno("--output %s", path);
+		return 1;
+	}
+	if (fstat(fd, &st) < 0 || !output_kind_ok(st.st_mode)) {
+		cli_err("--output %s: changed while it was opened: not a file to write into", path);
+		close(fd);
+		return 1;
+	}
+	/* As freopen(path, "w") would: the results replace what the file held. */
+	if ((S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) || (fl = fcntl(fd, F_GETFL)) < 0 ||
+	    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 || cli_flush_stdout() ||
+	    dup2(fd, STDOUT_FILENO) < 0) {
+		cli_err_errno("--output %s", path);
+		close(fd);
+		return 1;
+	}
+	close(fd);
+	return 0;
 }

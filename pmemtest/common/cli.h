@@ -41,6 +41,15 @@ int cli_parse_uint(const char *s, unsigned long max, unsigned long *out);
 /* "1.56 GiB" style, into buf. */
 const char *cli_fmt_bytes(uint64_t n, char *buf, size_t len);
 
+/* "directory", "fifo", "block device"...: what a stat() mode says a path is. */
+const char *cli_file_kind(unsigned int mode);
+
+/*
+ * --output: standard output into @path without waiting on it. 0, or 1
+ * after one line on stderr (the path's kind when it is no file to write).
+ */
+int cli_redirect_stdout(const char *path);
+
 /* MemAvailable from /proc/meminfo in bytes, or 0 when unknown. */
 uint64_t cli_mem_available(void);
 
