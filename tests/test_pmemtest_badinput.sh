@@ -146,15 +146,34 @@ else
 	echo "ok $n - info --json reflects KFLUSH_HWCAPS"
 fi
 
+# fifo_out FILE ARGS: pmemtest ARGS --output into $T/fifo, whose reader
+# waits a second before it reads, so that a large result fills the pipe
+# first, and copies what comes into FILE. The reader counts from its open(),
+# which may come after pmemtest's: until then pmemtest refuses the fifo and
+# is run again. Sets rc.
+fifo_out() {
+	out=$1
+	shift
+	{ sleep 1; cat; } < "$T/fifo" > "$out" &
+	reader=$!
+	for try in $(seq 50); do
+		timeout 120 "$PMEMTEST" --output "$T/fifo" "$@" 2> "$T/err"
+		rc=$?
+		if [ "$rc" -ne 1 ] || ! grep -q "nobody reads" "$T/err"; then
+			break
+		fi
+		sleep 0.1
+	done
+	# A reader still waiting for a writer would wait forever.
+	[ "$rc" -eq 0 ] || kill "$reader" 2> /dev/null
+	wait "$reader"
+}
+
 # --output into a fifo with its reader, and over an existing file: the
 # results arrive whole.
 n=$((n + 1))
 "$PMEMTEST" info > "$T/info.want" 2> /dev/null
-cat "$T/fifo" > "$T/info.fifo" &
-reader=$!
-timeout 120 "$PMEMTEST" --output "$T/fifo" info 2> "$T/err"
-rc=$?
-wait "$reader"
+fifo_out "$T/info.fifo" info
 cp "$small" "$T/info.file"
 timeout 120 "$PMEMTEST" --output "$T/info.file" info 2>> "$T/err"
 rc2=$?
@@ -164,6 +183,19 @@ elif ! cmp -s "$T/info.want" "$T/info.fifo" || ! cmp -s "$T/info.want" "$T/info.
 	fail "--output: what info wrote into the fifo or the file is not what it prints"
 else
 	echo "ok $n - --output into a fifo with a reader and over a file"
+fi
+# More than a pipe holds (64 KiB) while its reader sleeps: the writes wait
+# for the reader, as they would on stdout, and nothing is lost.
+n=$((n + 1))
+fifo_out "$T/big.fifo" --json copy-bench --mode memcpy --cache hot --layout fixed -r 1 \
+	--max-size 4K
+size=$(wc -c < "$T/big.fifo")
+if [ "$rc" -ne 0 ]; then
+	fail "--output into a slow fifo: exit $rc: $(cat "$T/err")"
+elif [ "$size" -le 65536 ] || [ "$(tail -c 2 "$T/big.fifo")" != "}" ]; then
+	fail "--output into a slow fifo: $size bytes, or not ending the JSON document"
+else
+	echo "ok $n - --output into a fifo whose reader is slow: $size bytes, whole"
 fi
 
 # The embedded default, small: every method verified, split across threads,
