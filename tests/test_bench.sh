@@ -243,8 +243,10 @@ PY
 else
 	echo "note: no python3, bulk target notes not recomputed"
 fi
-# shellcheck disable=SC2086
-expect_rc 0 "$PMEMTEST" copy-bench $small --mode struct-page --clock wall
+# struct-page takes --struct-page; --sizes there would be an error (no
+# selected mode runs those sizes).
+expect_rc 0 "$PMEMTEST" copy-bench --buffer 4M --rounds 2 --span 64K --struct-page 64,80 \
+	--mode struct-page --clock wall
 grep -q 'DRAM stands in for pmem' "$tmp/out" || fail "human output lacks the DRAM note"
 grep -q 'target struct-page 64 B' "$tmp/out" || fail "no struct-page target line"
 # The CPU as the per-CPU rules name it, read here from /proc/cpuinfo.
@@ -252,12 +254,14 @@ fam=$(awk -F': ' '/^cpu family/ { printf "0x%x", $2; exit }' /proc/cpuinfo)
 model=$(awk -F': ' '/^model[\t ]*:/ { printf "0x%02x", $2; exit }' /proc/cpuinfo)
 cpu_re="cpu: .* family $fam model $model stepping [0-9]"
 grep -q "^$cpu_re" "$tmp/out" || fail "copy-bench: no '$cpu_re' line"
+expect_rc 2 "$PMEMTEST" copy-bench --buffer 4M --rounds 1 --span 64K --sizes 64 --mode struct-page
 expect_rc 0 "$PMEMTEST" init-bench --mode devdax --size 64M --align 2M --methods slow --repeat 1
 grep -q "^  $cpu_re" "$tmp/out" || fail "init-bench: no '$cpu_re' line"
 
 # --only keeps the named contenders and the roof.
-# shellcheck disable=SC2086
-expect_rc 0 "$PMEMTEST" --csv copy-bench $small --mode bulk --only pmdk:memcpy_nt
+# (bulk's sizes start at 1 MiB: the others of $small would be an error)
+expect_rc 0 "$PMEMTEST" --csv copy-bench --buffer 4M --rounds 2 --sizes 1M --mode bulk \
+	--only pmdk:memcpy_nt
 awk -F, '$1 == "median" && $7 != "pmdk:memcpy_nt" && $8 != "roof" { bad = 1 } END { exit bad }' \
 	"$tmp/out" || fail "--only let another contender run"
 grep -q '^median,copy-bench,bulk,cold,fixed,1048576,roof:' "$tmp/out" || fail "--only dropped the roof"

@@ -70,6 +70,22 @@ done
 expect 2 "nothing to measure" -- clear-bench --cache hot --extents 1G
 expect 2 "nothing to measure" -- clear-bench --extents 2G --buffer 8M
 expect 2 "nothing to measure" -- copy-bench --only zzz --mode copy-safe --repeat 1
+# A size or extent asked for that nothing runs, beside others that run: named,
+# not left out of the table. Each mode's range and the hot limit (1 MiB) are
+# pmemtest(1)'s; a cold span must fit --buffer.
+expect 2 "--sizes 2 GiB: no selected mode" -- copy-bench --mode sweep --sizes 64,2G --repeat 1
+expect 2 "--sizes 4 MiB: no selected mode" -- copy-bench --mode sweep --cache hot \
+	--sizes 64K,4M --repeat 1
+expect 2 "--sizes 8 KiB: no selected mode" -- copy-bench --mode copy-page --sizes 4K,8K \
+	--repeat 1
+expect 2 "--sizes 100 KiB: no selected mode" -- copy-bench --mode bulk,memcpy --sizes 1M,100K,100 \
+	--repeat 1
+expect 2 "--sizes 2 MiB: no selected mode" -- copy-bench --mode bulk --sizes 1M,2M --buffer 1M \
+	--repeat 1
+expect 2 "--extents 1 GiB: fits no cache state" -- clear-bench --cache hot --extents 4K,1G \
+	--repeat 1
+expect 2 "--extents 64 MiB: fits no cache state" -- clear-bench --extents 4K,64M --buffer 8M \
+	--repeat 1
 
 # --struct-page: what the message says is what is accepted.
 expect 2 "multiples of 8 from 8 to 4096" -- copy-bench --struct-page 65

@@ -51,6 +51,8 @@ void clear_add_roofs(struct clear_run *x);
 size_t clear_sample_area(size_t ext, bool hot);
 /* The bytes the samples asked for write, refills included: the progress total. */
 uint64_t clear_planned(const struct clear_run *x);
+/* Whether extent @ext can run in a cache state asked for. */
+bool clear_extent_fits(const struct clear_run *x, size_t ext, size_t buffer);
 /* Whether some extent can run in a cache state asked for. */
 bool clear_fits(const struct clear_run *x, size_t buffer);
 /* Every extent, hot or cold: the result group, or -1 on a failure. */

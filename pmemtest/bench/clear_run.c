@@ -146,15 +146,18 @@ uint64_t clear_planned(const struct clear_run *x)
 	return sum;
 }
 
+bool clear_extent_fits(const struct clear_run *x, size_t ext, size_t buffer)
+{
+	return ((x->cache & 1u) && clear_sample_area(ext, true) <= BENCH_HOT_SPAN) ||
+	       ((x->cache & 2u) && clear_sample_area(ext, false) <= buffer);
+}
+
 /* Whether some extent can run in a cache state asked for (else: an error). */
 bool clear_fits(const struct clear_run *x, size_t buffer)
 {
-	for (size_t i = 0; i < x->nextents; i++) {
-		if ((x->cache & 1u) && clear_sample_area(x->extents[i], true) <= BENCH_HOT_SPAN)
+	for (size_t i = 0; i < x->nextents; i++)
+		if (clear_extent_fits(x, x->extents[i], buffer))
 			return true;
-		if ((x->cache & 2u) && clear_sample_area(x->extents[i], false) <= buffer)
-			return true;
-	}
 	return false;
 }
 

@@ -13,6 +13,7 @@
 
 #include "kflush.h"
 #include "copy.h"
+#include "../common/cli.h"
 #include "../common/output.h"
 
 /* The modes, in the order they run; --mode LIST picks by index. */
@@ -285,6 +286,26 @@ static int plan(struct copy_run *x)
 	return ret;
 }
 
+/*
+ * A size asked for that no cell of the plan runs (outside every selected
+ * mode's range, above the hot limit with --cache hot, a cold span larger
+ * than the buffer): a usage error naming it, not a table without it.
+ */
+static int check_sizes_run(const struct copy_run *x)
+{
+	char size[32], hot[32];
+
+	for (size_t i = 0; i < x->o.nsizes; i++)
+		if (!x->o.sizes_run[i]) {
+			cli_err("copy-bench: --sizes %s: no selected mode, cache state and layout "
+				"runs it (each mode's sizes: --help; hot: up to %s; cold: what fits "
+				"--buffer)", cli_fmt_bytes(x->o.sizes[i], size, sizeof(size)),
+				cli_fmt_bytes(x->o.hot_max, hot, sizeof(hot)));
+			return -1;
+		}
+	return 0;
+}
+
 /* --list: each selected mode and the contenders it would run, nothing timed. */
 static int list(struct copy_run *x)
 {
@@ -336,6 +357,9 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 		free(x.o.sp);
 		return PMEMTEST_EXIT_USAGE;
 	}
+	x.o.sizes_run = calloc(x.o.nsizes ? x.o.nsizes : 1, sizeof(*x.o.sizes_run));
+	if (!x.o.sizes_run)
+		cli_die("out of memory");
 	x.rng = x.o.seed * 0x9E3779B97F4A7C15ULL + 1;
 	/* From here Ctrl-C stops after the sample and prints what was measured. */
 	progress_catch_interrupt();
@@ -351,6 +375,10 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 	}
 	if (plan(&x) < 0)
 		goto out;
+	if (check_sizes_run(&x)) {
+		exit_code = PMEMTEST_EXIT_USAGE;
+		goto out;
+	}
 	if (!x.planned_measured) {
 		fprintf(stderr, "pmemtest: copy-bench: nothing to measure: no contender, size and "
 			"cache state of these options can run (see --list)\n");
@@ -386,6 +414,7 @@ out:
 	bench_bufs_close(&x.b);
 	bench_res_free(x.res);
 	free(x.o.sizes);
+	free(x.o.sizes_run);
 	free(x.o.sp);
 	return exit_code;
 }

@@ -56,6 +56,7 @@ struct copy_opts {
 	unsigned int rounds, modes, cache, layouts;
 	size_t buffer, max_size, max_calls, hot_max, sp_span;
 	size_t *sizes, nsizes;
+	bool *sizes_run;	/* per --sizes entry: some cell of the plan has it */
 	size_t *sp, nsp;
 	uint64_t seed;
 	const char *only;	/* --only, or NULL */

@@ -342,6 +342,9 @@ int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_la
 			size_calls_free(&c);
 			continue;
 		}
+		for (size_t i = 0; x->plan && layout != BENCH_MIX && i < x->o.nsizes; i++)
+			if (x->o.sizes[i] == size)
+				x->o.sizes_run[i] = true;
 		go = run_rounds(x, g, hot, layout, size, &c, v, nv, 0, x->o.rounds, NULL) &&
 		     confirm_roof(x, g, hot, layout, size, &c, v, nv);
 		size_calls_free(&c);
