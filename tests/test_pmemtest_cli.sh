@@ -82,6 +82,9 @@ expect 2 "--sizes 100 KiB: no selected mode" -- copy-bench --mode bulk,memcpy --
 	--repeat 1
 expect 2 "--sizes 2 MiB: no selected mode" -- copy-bench --mode bulk --sizes 1M,2M --buffer 1M \
 	--repeat 1
+# The mix layout draws its own sizes (1 B..4 KiB): --sizes 4K is not run by it.
+expect 2 "--sizes 4 KiB: no selected mode" -- copy-bench --mode sweep --layout mix --sizes 4K \
+	--repeat 1
 expect 2 "--extents 1 GiB: fits no cache state" -- clear-bench --cache hot --extents 4K,1G \
 	--repeat 1
 expect 2 "--extents 64 MiB: fits no cache state" -- clear-bench --extents 4K,64M --buffer 8M \
