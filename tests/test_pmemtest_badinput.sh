@@ -81,6 +81,8 @@ expect 2 "no model of that kernel" "" -- init-bench --kernel 5.4
 expect 2 "say which namespace with --mode" "" -- init-bench --replay-out "$T/rp.bin" --repeat 1
 expect 2 "only the embedded namespaces" "$data" -- --dev "$data" init-bench --mode devdax --replay-out "$T/rp.bin" --repeat 1
 expect 1 "needs a memmap the kernel writes in full" "" -- --quiet init-bench --mode devdax --memmap mem --size 64M --methods slow --repeat 1 --replay-out "$T/rp.bin"
+expect 1 "--replay-out $T/fifo: a fifo nobody reads" "" -- --quiet init-bench --mode devdax --size 64M --methods slow --repeat 1 --replay-out "$T/fifo"
+expect 1 "--replay-out $T/dir: is a directory" "" -- --quiet init-bench --mode devdax --size 64M --methods slow --repeat 1 --replay-out "$T/dir"
 expect 2 "expected 4K, 2M or 1G" "" -- init-bench --align 3M
 expect 2 "expected fsdax or devdax" "" -- init-bench --mode raw
 expect 2 "expected 1..100000" "" -- init-bench --repeat 0

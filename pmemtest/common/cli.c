@@ -206,7 +206,7 @@ const char *cli_file_kind(unsigned int mode)
 	}
 }
 
-/* What --output may write: a file (created or truncated), a fifo or pipe, a tty or /dev/null. */
+/* What an output may be: a file (created or truncated), a fifo or pipe, a tty or /dev/null. */
 static bool output_kind_ok(mode_t mode)
 {
 	return S_ISREG(mode) || S_ISFIFO(mode) || S_ISCHR(mode);
@@ -218,38 +218,51 @@ static bool output_kind_ok(mode_t mode)
  * O_NONBLOCK, which fails with ENXIO instead when nobody reads it. A pipe
  * with its reader (a shell's >(...), /dev/stdout in a pipeline) works.
  */
-int cli_redirect_stdout(const char *path)
+int cli_open_output(const char *what, const char *path)
 {
 	struct stat st;
 	int fd, fl;
 
 	if (stat(path, &st) == 0) {
 		if (!output_kind_ok(st.st_mode)) {
-			cli_err("--output %s: is a %s, not a file to write into", path,
+			cli_err("%s %s: is a %s, not a file to write into", what, path,
 				cli_file_kind(st.st_mode));
-			return 1;
+			return -1;
 		}
 	} else if (errno != ENOENT) {
-		cli_err_errno("--output %s", path);
-		return 1;
+		cli_err_errno("%s %s", what, path);
+		return -1;
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
 	if (fd < 0) {
 		if (errno == ENXIO)
-			cli_err("--output %s: a fifo nobody reads (start its reader first)", path);
+			cli_err("%s %s: a fifo nobody reads (start its reader first)", what, path);
 		else
-			cli_err_errno("--output %s", path);
-		return 1;
+			cli_err_errno("%s %s", what, path);
+		return -1;
 	}
 	if (fstat(fd, &st) < 0 || !output_kind_ok(st.st_mode)) {
-		cli_err("--output %s: changed while it was opened: not a file to write into", path);
+		cli_err("%s %s: changed while it was opened: not a file to write into", what, path);
 		close(fd);
-		return 1;
+		return -1;
 	}
-	/* As freopen(path, "w") would: the results replace what the file held. */
+	/* As O_TRUNC would, on a file only: what it held is replaced. */
 	if ((S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) || (fl = fcntl(fd, F_GETFL)) < 0 ||
-	    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 || cli_flush_stdout() ||
-	    dup2(fd, STDOUT_FILENO) < 0) {
+	    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		cli_err_errno("%s %s", what, path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int cli_redirect_stdout(const char *path)
+{
+	int fd = cli_open_output("--output", path);
+
+	if (fd < 0)
+		return 1;
+	if (cli_flush_stdout() || dup2(fd, STDOUT_FILENO) < 0) {
 		cli_err_errno("--output %s", path);
 		close(fd);
 		return 1;

@@ -45,9 +45,14 @@ const char *cli_fmt_bytes(uint64_t n, char *buf, size_t len);
 const char *cli_file_kind(unsigned int mode);
 
 /*
- * --output: standard output into @path without waiting on it. 0, or 1
- * after one line on stderr (the path's kind when it is no file to write).
+ * Open @path to write results into (option @what), without waiting on it:
+ * a file is created or truncated, a fifo or pipe needs its reader, a
+ * character device is taken as it is; anything else is refused by its
+ * kind. The descriptor (blocking, close-on-exec), or -1 after one line on
+ * stderr.
  */
+int cli_open_output(const char *what, const char *path);
+/* --output: standard output into @path, as cli_open_output(). 0, or 1. */
 int cli_redirect_stdout(const char *path);
 
 /* MemAvailable from /proc/meminfo in bytes, or 0 when unknown. */

@@ -11,7 +11,6 @@
  * is the address of the first struct page, pgmap the dev_pagemap stand-in.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,11 +63,9 @@ int init_dump_replay(const struct init_ns *ns, const char *path)
 	h.memmap_addr = (uint64_t)(uintptr_t)r->memmap;
 	h.pgmap = r->pgmap;
 	snprintf(h.kernel, sizeof(h.kernel), "%s", r->k->name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		cli_err("--replay-out %s: %s", path, strerror(errno));
+	fd = cli_open_output("--replay-out", path);
+	if (fd < 0)
 		return PMEMTEST_EXIT_FAIL;
-	}
 	if (write_all(fd, &h, sizeof(h)) || write_all(fd, r->memmap, ns->memmap_bytes)) {
 		cli_err("--replay-out %s: %s", path, strerror(errno));
 		rc = PMEMTEST_EXIT_FAIL;
