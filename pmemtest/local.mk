@@ -33,7 +33,12 @@ pmemtest_pmemtest_SOURCES = pmemtest/main.c pmemtest/pmemtest.h \
 	pmemtest/bench/clear.h pmemtest/bench/clear.c pmemtest/bench/clear_run.c
 # pmemtest plot runs the installed plot script.
 dist_pkgdata_DATA = tools/plot.gp
-pmemtest_pmemtest_CPPFLAGS = $(AM_CPPFLAGS) -DPMEMTEST_PLOT_GP='"$(pkgdatadir)/plot.gp"'
+# The build tree's own script, for a pmemtest run where it was built and
+# not installed: $(srcdir) as seen from the build directory (relative, so
+# nothing of the build machine's paths lands in the binary unless configure
+# was given an absolute one).
+pmemtest_pmemtest_CPPFLAGS = $(AM_CPPFLAGS) -DPMEMTEST_PLOT_GP='"$(pkgdatadir)/plot.gp"' \
+	-DPMEMTEST_SRCDIR='"$(srcdir)"'
 pmemtest_pmemtest_CFLAGS = $(AM_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS) -pthread
 pmemtest_pmemtest_LDADD = lib/libkflush.la pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
 	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,38 @@ static void check_arg(const char *what, const char *s)
 			      what, s);
 }
 
+/*
+ * The installed script, or when there is none and this pmemtest runs in
+ * the build tree it was built in (pmemtest/pmemtest there), the source
+ * tree's tools/plot.gp, so that plot works after tools/quickstart.sh
+ * without an install.
+ */
+static const char *build_tree_script(const char *installed, char *buf, size_t len)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (access(installed, R_OK) == 0)
+		return installed;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return installed;
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (!slash || (strcmp(slash, "/pmemtest") && strcmp(slash, "/lt-pmemtest")))
+		return installed;
+	*slash = 0;
+	/* libtool's real binary, behind the wrapper script, is in .libs. */
+	slash = strrchr(exe, '/');
+	if (slash && !strcmp(slash, "/.libs"))
+		*slash = 0;	/* the build's pmemtest/ */
+	if (PMEMTEST_SRCDIR[0] == '/')
+		n = snprintf(buf, len, "%s/tools/plot.gp", PMEMTEST_SRCDIR);
+	else
+		n = snprintf(buf, len, "%s/../%s/tools/plot.gp", exe, PMEMTEST_SRCDIR);
+	return n > 0 && (size_t)n < len && access(buf, R_OK) == 0 ? buf : installed;
+}
+
 int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -55,7 +88,7 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *mode = "", *cache = "", *layout = "", *in, *script;
-	char *out, *expr;
+	char *out, *expr, tree_script[PATH_MAX];
 	struct stat st, ost;
 	int c, status;
 	size_t len;
@@ -80,7 +113,7 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 	in = argv[optind];
 	script = getenv("PMEMTEST_PLOT_GP");
 	if (!script || !*script)
-		script = PMEMTEST_PLOT_GP;
+		script = build_tree_script(PMEMTEST_PLOT_GP, tree_script, sizeof(tree_script));
 	/*
 	 * gnuplot reads the CSV once per panel, and would wait forever on a
 	 * fifo or read /dev/zero to the end of time: a regular file only.

@@ -51,6 +51,11 @@ plot_png() {
 if "$PMEMTEST" --csv clear-bench --extents 4K,64K --repeat 2 --buffer 8M > "$T/clear.csv" 2> "$T/err"; then
 	plot_png "clear-bench hot and cold" "$T/clear.csv" 2
 	plot_png "clear-bench --cache cold only" "$T/clear.csv" 1 --cache cold
+	# Where it was built and not installed, pmemtest finds the source
+	# tree's script by itself (the installed one first, when there is one).
+	PMEMTEST_PLOT_GP=
+	plot_png "plot without PMEMTEST_PLOT_GP, in the build tree" "$T/clear.csv" 2
+	PMEMTEST_PLOT_GP="$srcdir/tools/plot.gp"
 else
 	fail "clear-bench --csv: $(cat "$T/err")"
 fi
