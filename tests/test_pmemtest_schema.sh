@@ -136,13 +136,16 @@ if run "$T/pbs.json" --json -q init-bench --size 64M --mode fsdax --methods fixe
 	fi
 fi
 
-# clear-bench: one extent, hot, 2 rounds, --clock cpu.
+# clear-bench: one extent, hot, 2 rounds, --clock cpu. A hot sample clears
+# its area again and again, 32 MiB in all (pmemtest(1), clear-bench): a
+# page per call, whole MiB.
 if run "$T/clear.json" --json clear-bench --extents 4K --cache hot --repeat 2 --buffer 8M \
 	--clock cpu; then
 	check_json "$T/clear.json" clear-bench 2 cpu true \
 		'.options.extents == [4096] and .options.cache == ["hot"] and ('"$bound"') and
 		 (.bound | length > 0) and
-		 (.results | all(.size == 4096 and .cache == "hot"))'
+		 (.results | all(.size == 4096 and .cache == "hot" and .bytes >= 33554432 and
+				 .bytes % 1048576 == 0 and .calls * 4096 == .bytes))'
 fi
 # The same cold: its samples carry the offset of their area (pmemtest(1),
 # OUTPUT SCHEMA), the hot ones above none.

@@ -47,8 +47,12 @@ void clear_add(struct clear_run *x, const char *name, enum bench_class cls, enum
 /* Every usable registry variant of @op; the roof's strategies. */
 void clear_add_variants(struct clear_run *x, enum kflush_op op, enum clear_kind kind);
 void clear_add_roofs(struct clear_run *x);
-/* The bytes one sample of extent @ext clears. */
+/* The bytes one clear of a sample of extent @ext clears. */
 size_t clear_sample_area(size_t ext, bool hot);
+/* A hot sample clears at least this many bytes, its area again and again. */
+#define CLEAR_HOT_SAMPLE_BYTES (32u << 20)
+/* How many times a sample refills and clears its area (clear_run.c). */
+size_t clear_sample_reps(size_t ext, bool hot);
 /* The bytes the samples asked for write, refills included: the progress total. */
 uint64_t clear_planned(const struct clear_run *x);
 /* Whether extent @ext can run in a cache state asked for. */
