@@ -91,7 +91,7 @@ int cmd_info(const struct pmemtest_global *g, int argc, char **argv)
 			usage(stdout);
 			return PMEMTEST_EXIT_OK;
 		}
-		cli_die_usage("info: unknown option '%s'", argv[optind - 1]);
+		cli_die_getopt("info", c, argv);
 	}
 	if (optind < argc)
 		cli_die_usage("info: unexpected argument '%s'", argv[optind]);

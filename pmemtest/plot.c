@@ -95,7 +95,7 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 	pid_t pid;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'm': mode = optarg; break;
 		case 'c': cache = optarg; break;
@@ -104,8 +104,7 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 			usage(stdout);
 			return PMEMTEST_EXIT_OK;
 		default:
-			usage(stderr);
-			return PMEMTEST_EXIT_USAGE;
+			cli_die_getopt("plot", c, argv);
 		}
 	}
 	if (optind != argc - 1)

@@ -66,6 +66,21 @@ for cmd in copy-bench clear-bench info; do
 	expect 2 "$cmd does not use --dev" -- --dev "$T/fifo" $cmd
 done
 
+# Every command's option mistakes: one line naming the option, exit 2 (not
+# the whole usage text), and lists and numbers that hold nothing usable.
+for cmd in init-bench copy-bench clear-bench plot info; do
+	expect 2 "$cmd: unknown option '--bogus'" -- $cmd --bogus
+done
+for opt in "copy-bench --mode" "copy-bench -r" "clear-bench --extents" "plot --mode" \
+	   "init-bench --size"; do
+	# shellcheck disable=SC2086
+	expect 2 "option '${opt#* }' needs an argument" -- $opt
+done
+expect 2 "--mode '': no name in it" -- copy-bench --mode ''
+expect 2 "--layout ',': no name in it" -- copy-bench --layout ,
+expect 2 "bad --seed '-1'" -- copy-bench --seed -1
+expect 2 "bad --seed '18446744073709551616'" -- copy-bench --seed 18446744073709551616
+
 # Options that leave nothing to measure.
 expect 2 "nothing to measure" -- clear-bench --cache hot --extents 1G
 expect 2 "nothing to measure" -- clear-bench --extents 2G --buffer 8M

@@ -65,7 +65,7 @@ static int parse(struct clear_run *x, size_t *buffer, int argc, char **argv)
 	int c, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "e:" BENCH_COMMON_SHORTOPTS "h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":e:" BENCH_COMMON_SHORTOPTS "h", lo, NULL)) != -1) {
 		r = bench_common_opt("clear-bench", c, optarg, &com);
 		if (r < 0)
 			return -1;
@@ -88,8 +88,7 @@ static int parse(struct clear_run *x, size_t *buffer, int argc, char **argv)
 			usage(stdout);
 			return 1;
 		default:
-			usage(stderr);
-			return -1;
+			cli_die_getopt("clear-bench", c, argv);
 		}
 	}
 	return bench_no_operands("clear-bench", argc, argv);

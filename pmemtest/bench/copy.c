@@ -6,6 +6,7 @@
  * copy_struct_page.c, copy_bulk.c, copy_strings.c, copy_move.c and
  * copy_set.c; copy_run.c times them.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,7 +95,8 @@ static void usage(FILE *f)
 "something failed (1) or the command line is wrong (2).\n");
 }
 
-static int parse_list(const char *arg, const char *const *names, size_t nnames, unsigned int *out)
+static int parse_list(const char *opt, const char *arg, const char *const *names, size_t nnames,
+		      unsigned int *out)
 {
 	char *dup = strdup(arg), *save = NULL, *tok;
 	unsigned int v = 0;
@@ -119,8 +121,10 @@ static int parse_list(const char *arg, const char *const *names, size_t nnames, 
 		v |= 1u << i;
 	}
 	free(dup);
-	if (!v)
+	if (!v) {
+		fprintf(stderr, "pmemtest: copy-bench: %s '%s': no name in it\n", opt, arg);
 		return -1;
+	}
 	*out = v;
 	return 0;
 }
@@ -148,7 +152,7 @@ static int parse_opts(struct copy_opts *o, int argc, char **argv)
 	for (size_t i = 0; i < NR_MODES; i++)
 		mode_names[i] = modes[i]->name;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:s:p:l:" BENCH_COMMON_SHORTOPTS "h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":m:s:p:l:" BENCH_COMMON_SHORTOPTS "h", lo, NULL)) != -1) {
 		r = bench_common_opt("copy-bench", c, optarg, &com);
 		if (r < 0)
 			return -1;
@@ -156,7 +160,7 @@ static int parse_opts(struct copy_opts *o, int argc, char **argv)
 			continue;
 		switch (c) {
 		case 'm':
-			if (parse_list(optarg, mode_names, NR_MODES, &o->modes))
+			if (parse_list("--mode", optarg, mode_names, NR_MODES, &o->modes))
 				return -1;
 			break;
 		case 's':
@@ -183,12 +187,14 @@ static int parse_opts(struct copy_opts *o, int argc, char **argv)
 			}
 			break;
 		case 'l':
-			if (parse_list(optarg, copy_layout_names, COPY_NR_LAYOUTS, &o->layouts))
+			if (parse_list("--layout", optarg, copy_layout_names, COPY_NR_LAYOUTS, &o->layouts))
 				return -1;
 			break;
 		case 'S':
+			errno = 0;
 			o->seed = strtoull(optarg, &end, 0);
-			if (*end) {
+			/* strtoull() takes "-1" as 2^64 - 1 and saturates on overflow. */
+			if (end == optarg || *end || errno || strchr(optarg, '-')) {
 				fprintf(stderr, "pmemtest: copy-bench: bad --seed '%s'\n", optarg);
 				return -1;
 			}
@@ -206,8 +212,7 @@ static int parse_opts(struct copy_opts *o, int argc, char **argv)
 			usage(stdout);
 			return 1;
 		default:
-			usage(stderr);
-			return -1;
+			cli_die_getopt("copy-bench", c, argv);
 		}
 	}
 	return bench_no_operands("copy-bench", argc, argv);
@@ -253,7 +258,7 @@ static json_object *options_json(const struct copy_opts *o)
 	output_set(j, "span", o->sp_span ? json_object_new_int64((int64_t)o->sp_span) : NULL);
 	output_set(j, "cache", names_json(o->cache, cache_names, 2));
 	output_set(j, "layout", names_json(o->layouts, copy_layout_names, COPY_NR_LAYOUTS));
-	output_set(j, "seed", json_object_new_int64((int64_t)o->seed));
+	output_set(j, "seed", json_object_new_uint64(o->seed));
 	output_set(j, "clock", output_str(bench_clock_short()));
 	output_set(j, "only", output_str(o->only));
 	return j;

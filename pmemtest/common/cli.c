@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -84,6 +85,14 @@ void cli_die_usage(const char *fmt, ...)
 
 /* The first write error on stdout, kept: later calls see only ferror(). */
 static int stdout_errno;
+
+void cli_die_getopt(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		cli_die_usage("%s: option '%s' needs an argument", cmd, argv[optind - 1]);
+	cli_die_usage("%s: unknown option '%s' (see 'pmemtest %s --help')", cmd, argv[optind - 1],
+		      cmd);
+}
 
 int cli_flush_stdout(void)
 {

@@ -16,6 +16,12 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* As cli_err(), followed by ": strerror(errno)". */
 void cli_err_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * A command's getopt_long() (optstring starting with ':') returned @c,
+ * ':' or '?': one line naming the option in @argv, and exit 2.
+ */
+void cli_die_getopt(const char *cmd, int c, char **argv) __attribute__((noreturn));
+
 /* Print an error and exit: 1 for failures, 2 for usage errors. */
 void cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void cli_die_perror(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));

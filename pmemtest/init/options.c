@@ -237,10 +237,8 @@ int init_parse_opts(int argc, char **argv, struct init_opts *o)
 		case 'h':
 			usage(stdout);
 			return 1;
-		case ':':
-			cli_die_usage("init-bench: option '%s' needs an argument", argv[optind - 1]);
 		default:
-			cli_die_usage("init-bench: unknown option '%s'", argv[optind - 1]);
+			cli_die_getopt("init-bench", c, argv);
 		}
 	}
 	if (optind < argc)
