@@ -109,6 +109,9 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		cli_die_usage("plot: give one CSV file (from --csv copy-bench or clear-bench)");
+	if (g->json || g->csv)
+		cli_die_usage("plot: %s does not apply: plot writes an image (--output names it)",
+			      g->json ? "--json" : "--csv");
 	in = argv[optind];
 	script = getenv("PMEMTEST_PLOT_GP");
 	if (!script || !*script)

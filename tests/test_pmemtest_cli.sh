@@ -76,6 +76,8 @@ for opt in "copy-bench --mode" "copy-bench -r" "clear-bench --extents" "plot --m
 	# shellcheck disable=SC2086
 	expect 2 "option '${opt#* }' needs an argument" -- $opt
 done
+expect 2 "plot: --json does not apply" -- --json plot "$T/missing.csv"
+expect 2 "plot: --csv does not apply" -- plot --csv "$T/missing.csv"
 expect 2 "--mode '': no name in it" -- copy-bench --mode ''
 expect 2 "--layout ',': no name in it" -- copy-bench --layout ,
 expect 2 "bad --seed '-1'" -- copy-bench --seed -1
