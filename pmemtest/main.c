@@ -15,19 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "kflush.h"
 #include "pmemtest.h"
 #include "common/cli.h"
-
-static bool same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
-}
 
 static const struct command {
 	const char *name;
@@ -214,7 +205,7 @@ int main(int argc, char **argv)
 		cli_die_usage("%s does not use --dev: only init-bench runs on a device "
 			      "(copy-bench and clear-bench measure DRAM standing in for pmem)",
 			      cmd->name);
-	if (g.dev && g.output && same_file(g.dev, g.output))
+	if (g.dev && g.output && cli_same_file(g.dev, g.output))
 		cli_die_usage("--output %s is the --dev target: the results would overwrite it",
 			      g.output);
 	/* Everything the command prints on stdout goes to the file instead. */

@@ -148,7 +148,7 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 		cli_die("out of memory");
 	/* gnuplot truncates its output before it reads the data. */
 	if (stat(out, &ost) == 0) {
-		if (ost.st_dev == st.st_dev && ost.st_ino == st.st_ino)
+		if (cli_same_file(in, out))
 			cli_die_usage("plot: --output %s is the CSV itself: the image would overwrite it",
 				      out);
 		if (!S_ISREG(ost.st_mode)) {

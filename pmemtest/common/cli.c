@@ -202,6 +202,14 @@ uint64_t cli_mem_available(void)
 	return (uint64_t)kb * 1024;
 }
 
+bool cli_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
 const char *cli_file_kind(unsigned int mode)
 {
 	switch (mode & S_IFMT) {

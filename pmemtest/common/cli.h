@@ -47,6 +47,9 @@ int cli_parse_uint(const char *s, unsigned long max, unsigned long *out);
 /* "1.56 GiB" style, into buf. */
 const char *cli_fmt_bytes(uint64_t n, char *buf, size_t len);
 
+/* Whether both paths exist and are the same file (device and inode). */
+bool cli_same_file(const char *a, const char *b);
+
 /* "directory", "fifo", "block device"...: what a stat() mode says a path is. */
 const char *cli_file_kind(unsigned int mode);
 

@@ -61,13 +61,9 @@ int init_describe_target(const struct pmemtest_global *g, const struct init_opts
 		cli_err_errno("%s", path);
 		return PMEMTEST_EXIT_FAIL;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		cli_err("%s: is a directory, not a devdax device or a file", path);
-		return PMEMTEST_EXIT_FAIL;
-	}
-	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+	if (S_ISDIR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
 		cli_err("%s: is a %s, not a devdax device or a file", path,
-			S_ISFIFO(st.st_mode) ? "fifo" : "socket");
+			cli_file_kind(st.st_mode));
 		return PMEMTEST_EXIT_FAIL;
 	}
 	if (S_ISBLK(st.st_mode)) {
