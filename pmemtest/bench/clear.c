@@ -178,14 +178,19 @@ int cmd_clear_bench(const struct pmemtest_global *g, int argc, char **argv)
 		char ext[32], hot[32], buf[32];
 
 		if (!clear_extent_fits(&x, x.extents[i], buffer)) {
+			cli_fmt_bytes(x.extents[i], ext, sizeof(ext));
 			cli_fmt_bytes(BENCH_HOT_SPAN, hot, sizeof(hot));
 			cli_fmt_bytes(buffer, buf, sizeof(buf));
-			cli_err("clear-bench: --extents %s: fits no cache state asked for (%s%s%s%s%s)",
-				cli_fmt_bytes(x.extents[i], ext, sizeof(ext)),
-				x.cache & 1u ? "hot: " : "", x.cache & 1u ? hot : "",
-				x.cache & 1u ? " of extents per sample" : "",
-				x.cache == 3u ? "; cold: the buffer, " : x.cache & 2u ? "cold: the buffer, " : "",
-				x.cache & 2u ? buf : "");
+			if (x.cache == 1u)
+				cli_err("clear-bench: --extents %s: fits no cache state asked for "
+					"(hot: %s of extents per sample)", ext, hot);
+			else if (x.cache == 2u)
+				cli_err("clear-bench: --extents %s: fits no cache state asked for "
+					"(cold: the buffer, %s)", ext, buf);
+			else
+				cli_err("clear-bench: --extents %s: fits no cache state asked for "
+					"(hot: %s of extents per sample; cold: the buffer, %s)", ext,
+					hot, buf);
 			free(x.extents);
 			return PMEMTEST_EXIT_USAGE;
 		}
