@@ -131,11 +131,10 @@ size_t clear_sample_area(size_t ext, bool hot)
 /*
  * How many times a sample refills and clears its area, timing the clears
  * alone: hot, one clear of 1-4 MiB takes 20-50 us at cached speed, and
- * the median of single clears of 2 MiB moved by up to 10 % between
- * identical contenders (spreads of 60-310 %: Intel family 6 model 0xa7,
- * rep stosq as a roof and as clear_pages one line apart in the table);
- * with 16 clears a sample, 1-4 % (spreads of 12-37 %), three runs of 11
- * rounds. Cold samples are long already (8 MiB from memory).
+ * the medians of single clears of 2 MiB put rep stosq as a roof and as
+ * clear_pages 11-25 % apart (spreads of 14-313 %: Intel family 6 model
+ * 0xa7, a default run and three of 11 rounds); with 16 clears a sample,
+ * 0-4 % (spreads of 12-37 %), three runs of 11 rounds. Cold samples are long already (8 MiB from memory).
  */
 size_t clear_sample_reps(size_t ext, bool hot)
 {
