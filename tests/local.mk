@@ -105,17 +105,20 @@ EXTRA_DIST += tests/test_bench.sh
 TESTS += tests/test_pmemtest_badinput.sh
 EXTRA_DIST += tests/test_pmemtest_badinput.sh
 
-# pmemtest's replay: every method's bytes against the slow path's, in full
+# pmemtest's replay: every method's bytes against the slow path's, in full,
+# and --pageblock-copy prefetch's hints under the persistence tracer
 check_PROGRAMS += tests/test_pmemtest_replay
 TESTS += tests/test_pmemtest_replay
 tests_test_pmemtest_replay_SOURCES = tests/test_pmemtest_replay.c \
 	pmemtest/replay/methods.c pmemtest/replay/kmodel.c pmemtest/init/target.c \
 	pmemtest/common/devices.c pmemtest/common/cli.c pmemtest/common/stats.c \
 	pmemtest/common/roof.c pmemtest/common/roof_avx2.c pmemtest/common/roof_avx512.c \
-	pmemtest/common/output.c pmemtest/init/report.c
-tests_test_pmemtest_replay_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
+	pmemtest/common/output.c pmemtest/init/report.c \
+	tests/trace/decode.c tests/trace/decode.h tests/trace/tracer.c tests/trace/tracer.h
+tests_test_pmemtest_replay_CFLAGS = $(TEST_CFLAGS) $(CAPSTONE_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) \
+	$(NDCTL_CFLAGS) $(JSONC_CFLAGS)
 tests_test_pmemtest_replay_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemtest/libreplay_avx512.la \
-	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) -lm
+	$(PMEM2_LIBS) $(DAXCTL_LIBS) $(NDCTL_LIBS) $(JSONC_LIBS) $(CAPSTONE_LIBS) -lm
 
 # copy-bench's roof stores the whole lines inside each call and no other byte
 check_PROGRAMS += tests/test_pmemtest_copy_calls

@@ -87,7 +87,11 @@ expect 2 "expected 4K, 2M or 1G" "" -- init-bench --align 3M
 expect 2 "expected fsdax or devdax" "" -- init-bench --mode raw
 expect 2 "expected 1..100000" "" -- init-bench --repeat 0
 expect 2 "expected wall or cpu" "" -- init-bench --clock sundial
-expect 2 "expected cached or stream" "" -- init-bench --pageblock-copy nt
+expect 2 "expected cached, stream or prefetch" "" -- init-bench --pageblock-copy nt
+# prefetch needs the instruction: with it masked off, a plain failure (1), before any run.
+export KFLUSH_HWCAPS=-prefetchw
+expect 1 "--pageblock-copy prefetch: this CPU (after KFLUSH_HWCAPS) has no prefetchw" "" -- init-bench --pageblock-copy prefetch --size 64M --repeat 1
+unset KFLUSH_HWCAPS
 expect 2 "no such memcpy_flushcache variant" "" -- init-bench --variant turbo
 expect 2 "needs an argument" "" -- init-bench --size
 

@@ -4,12 +4,15 @@
  * page size and namespace shape, must leave exactly the bytes the slow path
  * computes in every struct page it initialises, set every pageblock, and
  * leave every other byte of the array alone, with the pageblock-aligned
- * pfns copied through the cache (the kernel) or streamed (--pageblock-copy
- * stream). init-bench only samples; this checks all.
+ * pfns copied through the cache (the kernel), streamed (--pageblock-copy
+ * stream) or prefetched and copied through the cache (--pageblock-copy
+ * prefetch). init-bench only samples; this checks all. The prefetch
+ * changes no byte: the persistence tracer watches its instructions.
  * test_pmemtest_oracle.c holds the slow path itself to bytes written out
  * from the kernel sources.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -17,6 +20,8 @@
 #include <criterion/parameterized.h>
 
 #include "../pmemtest/init/init.h"
+#include "kflush.h"
+#include "trace/tracer.h"
 
 struct shape {
 	const char *name;
@@ -77,8 +82,8 @@ static void check_method(struct init_ns *ns, const struct shape *sh, unsigned in
 	char mn[64];
 	replay_fn fn = replay_method_fn((enum replay_method)m, sp);
 
-	snprintf(mn, sizeof(mn), "%s%s", init_method_name((enum replay_method)m),
-		 ns->rp.pageblock_stream ? " (pageblocks streamed)" : "");
+	snprintf(mn, sizeof(mn), "%s (pageblocks %s)", init_method_name((enum replay_method)m),
+		 replay_pageblock_copy_name(ns->rp.pageblock_copy));
 	if (!fn) {
 		cr_log_info("%s: method %s not usable on this CPU", sh->name, mn);
 		return;
@@ -136,9 +141,13 @@ ParameterizedTest(struct replay_param *p, replay, every_byte)
 	cr_assert_eq(init_storage_open(&ns, true), 0, "%s: storage", sh->name);
 	for (size_t m = 0; m < sizeof(methods) / sizeof(methods[0]); m++)
 		check_method(&ns, sh, p->sp, methods[m]);
-	ns.rp.pageblock_stream = true;
-	for (size_t m = 0; m < sizeof(tmpl_methods) / sizeof(tmpl_methods[0]); m++)
-		check_method(&ns, sh, p->sp, tmpl_methods[m]);
+	for (int c = REPLAY_PB_STREAM; c <= REPLAY_PB_PREFETCH; c++) {
+		if (c == REPLAY_PB_PREFETCH && !(kflush_cpu_features() & KFLUSH_CPU_PREFETCHW))
+			continue;
+		ns.rp.pageblock_copy = (enum replay_pageblock_copy)c;
+		for (size_t m = 0; m < sizeof(tmpl_methods) / sizeof(tmpl_methods[0]); m++)
+			check_method(&ns, sh, p->sp, tmpl_methods[m]);
+	}
 	init_storage_close(&ns);
 }
 
@@ -166,18 +175,24 @@ static void recording_copy(void *dst, const void *src, size_t n)
  * initialised pfn's struct page with its streaming copy except a
  * pageblock-aligned pfn's (every 512th), which it copies through the
  * cache; --pageblock-copy stream sends that one through the streaming
- * copy too. generic with a recording copy in place of the library's says
- * which pfns went through it, in both modes and both namespace kinds.
+ * copy too, and --pageblock-copy prefetch leaves it to the cache. generic
+ * with a recording copy in place of the library's says which pfns went
+ * through it, in all three modes and both namespace kinds.
  */
 Test(replay, pageblock_copy)
 {
 	static const struct shape *const sh[] = { &shapes[0], &shapes[2] };
 
 	for (size_t s = 0; s < sizeof(sh) / sizeof(sh[0]); s++)
-		for (int stream = 0; stream <= 1; stream++) {
+		for (int c = 0; c < REPLAY_PB_NR; c++) {
+			const char *cn = replay_pageblock_copy_name((enum replay_pageblock_copy)c);
+			bool stream = c == REPLAY_PB_STREAM;
 			struct init_ns ns;
 			unsigned long streamed = 0, aligned = 0;
 			unsigned char exp[64];
+
+			if (c == REPLAY_PB_PREFETCH && !(kflush_cpu_features() & KFLUSH_CPU_PREFETCHW))
+				continue;
 
 			memset(&ns, 0, sizeof(ns));
 			ns.fd = ns.map_fd = -1;
@@ -193,7 +208,7 @@ Test(replay, pageblock_copy)
 			memset(&rec, 0, sizeof(rec));
 			rec.rp = &ns.rp;
 			ns.rp.generic_variant = recording_copy;
-			ns.rp.pageblock_stream = stream;
+			ns.rp.pageblock_copy = (enum replay_pageblock_copy)c;
 			replay_method_fn(REPLAY_GENERIC, 64)(&ns.rp, ns.rp.start_pfn, ns.rp.end_pfn);
 			cr_assert_eq(rec.bad, 0, "%s: %lu copies not to a struct page", sh[s]->name,
 				     rec.bad);
@@ -205,12 +220,12 @@ Test(replay, pageblock_copy)
 				streamed += rec.calls[pfn - ns.rp.base_pfn];
 				cr_assert_eq(rec.calls[pfn - ns.rp.base_pfn], want,
 					     "%s, pageblocks %s: pfn %#lx went through the streaming copy "
-					     "%u times, want %u", sh[s]->name, stream ? "streamed" : "cached",
+					     "%u times, want %u", sh[s]->name, cn,
 					     (unsigned long)pfn, rec.calls[pfn - ns.rp.base_pfn], want);
 			}
 			cr_assert_gt(aligned, 0, "%s: no pageblock-aligned pfn initialised", sh[s]->name);
 			cr_log_info("%s, pageblocks %s: %lu streamed copies, %lu pageblock-aligned pfns",
-				    sh[s]->name, stream ? "streamed" : "cached", streamed, aligned);
+				    sh[s]->name, cn, streamed, aligned);
 			init_storage_close(&ns);
 		}
 }
@@ -294,7 +309,7 @@ Test(replay, devdax_data_area)
 }
 
 /* init_report_table()'s text for a fixed and a roof row of the given medians (ms). */
-static void report_text(bool stream, double fixed_ms, double roof_ms, char *out, size_t len)
+static void report_text(enum replay_pageblock_copy pbc, double fixed_ms, double roof_ms, char *out, size_t len)
 {
 	struct init_result r[REPLAY_NR_METHODS];
 	struct init_opts o;
@@ -314,7 +329,7 @@ static void report_text(bool stream, double fixed_ms, double roof_ms, char *out,
 	memset(&o, 0, sizeof(o));
 	o.repeat = 1;
 	o.threads = 1;
-	o.pageblock_stream = stream;
+	o.pageblock_copy = pbc;
 	memset(r, 0, sizeof(r));
 	r[REPLAY_FIXED] = (struct init_result){ .m = REPLAY_FIXED, .run = true, .runs = 1,
 					       .s = { .mean = fixed_ms, .median = fixed_ms, .n = 1 } };
@@ -335,28 +350,209 @@ static void report_text(bool stream, double fixed_ms, double roof_ms, char *out,
 /*
  * pmemtest(1): a fixed/roof target NOT met with the kernel's cached
  * pageblock copy (the default) is followed by the line naming that copy
- * and --pageblock-copy; met, or with the pageblocks streamed, it is not,
- * and a streamed run says so above the table.
+ * and both other --pageblock-copy choices; met, streamed or prefetched, it
+ * is not, and a streamed or prefetched run says so above the table.
  */
 Test(replay, fixed_roof_hint)
 {
 	static const char hint[] = "\n  pageblocks: fixed copies each pageblock-aligned struct page "
 				   "through the cache, as the kernel does; --pageblock-copy stream times "
-				   "it without that\n";
+				   "it without that, --pageblock-copy prefetch with its line fetched "
+				   "ahead\n";
 	static const char streamed[] = "\n  pageblock-aligned pfns: generic, fixed and pmem2 stream "
 				       "them with their own copy (--pageblock-copy stream); the kernel "
 				       "copies them through the cache\n";
+	static const char prefetched[] = "\n  pageblock-aligned pfns: copied through the cache as the "
+					 "kernel does, each asking for the next one's lines with "
+					 "prefetchw (--pageblock-copy prefetch); the kernel does not "
+					 "prefetch them\n";
 	static char out[8192];
 
-	report_text(false, 100, 80, out, sizeof(out));
+	report_text(REPLAY_PB_CACHED, 100, 80, out, sizeof(out));
 	cr_assert(strstr(out, "target fixed/roof >= 0.95: 0.80 (NOT met)"), "%s", out);
 	cr_expect(strstr(out, hint), "cached, NOT met: no hint:\n%s", out);
 	cr_expect(!strstr(out, streamed), "cached: says streamed:\n%s", out);
-	report_text(true, 100, 80, out, sizeof(out));
+	cr_expect(!strstr(out, prefetched), "cached: says prefetched:\n%s", out);
+	report_text(REPLAY_PB_STREAM, 100, 80, out, sizeof(out));
 	cr_assert(strstr(out, "(NOT met)"), "%s", out);
 	cr_expect(!strstr(out, hint), "streamed: the hint:\n%s", out);
 	cr_expect(strstr(out, streamed), "streamed: not said:\n%s", out);
-	report_text(false, 100, 96, out, sizeof(out));
+	cr_expect(!strstr(out, prefetched), "streamed: says prefetched:\n%s", out);
+	report_text(REPLAY_PB_PREFETCH, 100, 80, out, sizeof(out));
+	cr_assert(strstr(out, "(NOT met)"), "%s", out);
+	cr_expect(!strstr(out, hint), "prefetched: the hint:\n%s", out);
+	cr_expect(strstr(out, prefetched), "prefetched: not said:\n%s", out);
+	cr_expect(!strstr(out, streamed), "prefetched: says streamed:\n%s", out);
+	report_text(REPLAY_PB_CACHED, 100, 96, out, sizeof(out));
 	cr_assert(strstr(out, "target fixed/roof >= 0.95: 0.96 (met)"), "%s", out);
 	cr_expect(!strstr(out, hint), "met: the hint:\n%s", out);
+}
+
+/* What the tracer saw of one replay: hints and the first store to each struct page. */
+#define MAX_HINTS 16
+
+struct pf_seen {
+	uintptr_t memmap;
+	uint64_t npfns;
+	unsigned int sp;
+	size_t steps;
+	size_t *first_store;	/* by pfn - base_pfn; 0: never stored */
+	size_t nhints;
+	struct { uint64_t addr; size_t step; char text[48]; } hint[MAX_HINTS];
+};
+
+static void pf_sink(void *ctx, const struct td_insn *in, const struct td_effect *e)
+{
+	struct pf_seen *s = ctx;
+
+	s->steps++;
+	if (e->kind == TD_PREFETCH) {
+		if (s->nhints < MAX_HINTS) {
+			s->hint[s->nhints].addr = e->addr;
+			s->hint[s->nhints].step = s->steps;
+			snprintf(s->hint[s->nhints].text, sizeof(s->hint[0].text), "%.40s", in->text);
+		}
+		s->nhints++;
+	}
+	if ((e->kind == TD_STORE || e->kind == TD_STORE_NT) && e->len && e->addr >= s->memmap &&
+	    e->addr < s->memmap + s->npfns * s->sp) {
+		uint64_t i = (e->addr - s->memmap) / s->sp;
+
+		if (!s->first_store[i])
+			s->first_store[i] = s->steps;
+	}
+}
+
+/*
+ * --pageblock-copy prefetch, watched instruction by instruction (the
+ * persistence tracer, tests/trace/). The rule, written here: while the
+ * replay writes the struct page of a pageblock-aligned pfn P, it issues
+ * one prefetchw for each cache line of P + 512's struct page, if the run
+ * writes that one (replay_expect(), held to the kernel's bytes by
+ * test_pmemtest_oracle.c); no other hint. "While" is pinned by order:
+ * after the first store to P - 1's struct page (when written), before the
+ * first store to P + 1's. The kernel's copy (cached) and stream issue none.
+ * The cases: 4 KiB pages with struct pages of 64 and 80 bytes (two lines),
+ * 2 MiB compounds (all 512 struct pages, and the vmemmap-optimised 128),
+ * and 1 GiB compounds of 128, where P + 512 is an unwritten tail. A traced
+ * step costs tens of microseconds here: the namespaces are a few MiB.
+ */
+Test(replay, pageblock_prefetch_traced, .timeout = 300)
+{
+	static const struct shape tshapes[] = {
+		{ "fsdax map=dev",     false, true,  6ULL << 20, 2ULL << 20 },
+		{ "devdax 2M map=dev", true,  true,  6ULL << 20, 2ULL << 20 },
+		{ "devdax 2M map=mem", true,  false, 8ULL << 20, 2ULL << 20 },
+		{ "devdax 1G map=mem", true,  false, 2ULL << 30, 1ULL << 30 },
+	};
+	static const struct { int shape; unsigned int sp; enum replay_pageblock_copy c; } cases[] = {
+		{ 0, 64, REPLAY_PB_CACHED }, { 0, 64, REPLAY_PB_STREAM }, { 0, 64, REPLAY_PB_PREFETCH },
+		{ 0, 80, REPLAY_PB_PREFETCH }, { 1, 64, REPLAY_PB_PREFETCH },
+		{ 2, 64, REPLAY_PB_PREFETCH }, { 3, 64, REPLAY_PB_PREFETCH },
+	};
+	unsigned long hinted_total = 0, unwritten_next = 0, two_lines = 0;
+
+	if (!(kflush_cpu_features() & KFLUSH_CPU_PREFETCHW))
+		cr_skip_test("this CPU (after KFLUSH_HWCAPS) has no prefetchw");
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const struct shape *sh = &tshapes[cases[k].shape];
+		const int c = cases[k].c;
+		const char *cn = replay_pageblock_copy_name(cases[k].c);
+		struct init_ns ns;
+		struct tt_tracer t;
+		struct pf_seen seen;
+		unsigned char exp[80];
+		char why[256] = "", err[256] = "";
+		size_t want = 0;
+		int rc;
+
+		memset(&ns, 0, sizeof(ns));
+		ns.fd = ns.map_fd = -1;
+		snprintf(ns.name, sizeof(ns.name), "test");
+		ns.devdax = sh->devdax;
+		ns.altmap = sh->altmap;
+		ns.size = sh->size;
+		ns.align = sh->align;
+		ns.sp = cases[k].sp;
+		cr_assert_eq(init_geometry(&ns), 0, "%s: geometry", sh->name);
+		cr_assert_eq(init_storage_open(&ns, true), 0, "%s: storage", sh->name);
+		ns.rp.pageblock_copy = (enum replay_pageblock_copy)c;
+		memset(&seen, 0, sizeof(seen));
+		seen.memmap = (uintptr_t)ns.rp.memmap;
+		seen.npfns = ns.npfns;
+		seen.sp = ns.sp;
+		seen.first_store = calloc(ns.npfns, sizeof(size_t));
+		cr_assert(seen.first_store);
+		/* The child is forked here: it sees ns as it is now. */
+		rc = tt_start(&t, why, sizeof(why));
+		if (rc == 1)
+			cr_skip_test("cannot trace here: %s", why);
+		cr_assert_eq(rc, 0, "tracer: %s", why);
+		rc = tt_call(&t, (const void *)replay_method_fn(REPLAY_FIXED, ns.sp),
+			     (uint64_t)(uintptr_t)&ns.rp, ns.rp.start_pfn, ns.rp.end_pfn,
+			     pf_sink, &seen, err, sizeof(err));
+		tt_stop(&t);
+		cr_log_info("%s sp %u %s: %zu steps", sh->name, ns.sp, cn, seen.steps);
+		cr_assert_eq(rc, 0, "%s sp %u %s: traced replay: %s", sh->name, ns.sp, cn, err);
+		cr_assert_leq(seen.nhints, MAX_HINTS, "%s sp %u %s: %zu hints", sh->name, ns.sp,
+			      cn, seen.nhints);
+		for (uint64_t p = ns.rp.start_pfn; p < ns.rp.end_pfn; p += REPLAY_PAGEBLOCK_NR) {
+			uintptr_t next = (uintptr_t)replay_page(&ns.rp, p + REPLAY_PAGEBLOCK_NR);
+			uintptr_t lines[2] = { next & ~(uintptr_t)63,
+					       (next + ns.sp - 1) & ~(uintptr_t)63 };
+			uint64_t i = p - ns.rp.base_pfn;
+
+			cr_assert(!(p % REPLAY_PAGEBLOCK_NR), "start_pfn %#lx not pageblock-aligned",
+				  (unsigned long)ns.rp.start_pfn);
+			if (!replay_expect(&ns.rp, p, exp))
+				continue;
+			if (!replay_expect(&ns.rp, p + REPLAY_PAGEBLOCK_NR, exp)) {
+				unwritten_next += c == REPLAY_PB_PREFETCH;
+				continue;
+			}
+			if (c != REPLAY_PB_PREFETCH)
+				continue;
+			for (int l = 0; l < 2; l++) {
+				size_t n = 0, at = 0;
+
+				if (l == 1 && lines[1] == lines[0])
+					break;
+				two_lines += l == 1;
+				want++;
+				for (size_t h = 0; h < seen.nhints && h < MAX_HINTS; h++)
+					if ((seen.hint[h].addr & ~63ULL) == lines[l]) {
+						n++;
+						at = h;
+					}
+				cr_assert_eq(n, 1, "%s sp %u: %zu hints for line %d of pfn %#lx's "
+					     "struct page, want 1", sh->name, ns.sp, n, l,
+					     (unsigned long)(p + REPLAY_PAGEBLOCK_NR));
+				cr_assert(strncmp(seen.hint[at].text, "prefetchw", 9) == 0,
+					  "%s sp %u: the hint is '%s', not a prefetchw", sh->name,
+					  ns.sp, seen.hint[at].text);
+				cr_assert(seen.first_store[i + 1] &&
+					  seen.hint[at].step < seen.first_store[i + 1],
+					  "%s sp %u: pfn %#lx's hint (step %zu) not before the first "
+					  "store to pfn %#lx (step %zu)", sh->name, ns.sp,
+					  (unsigned long)(p + REPLAY_PAGEBLOCK_NR), seen.hint[at].step,
+					  (unsigned long)(p + 1), seen.first_store[i + 1]);
+				if (replay_expect(&ns.rp, p - 1, exp))
+					cr_assert(seen.hint[at].step > seen.first_store[i - 1],
+						  "%s sp %u: pfn %#lx's hint (step %zu) before pfn "
+						  "%#lx was written (step %zu)", sh->name, ns.sp,
+						  (unsigned long)(p + REPLAY_PAGEBLOCK_NR),
+						  seen.hint[at].step, (unsigned long)(p - 1),
+						  seen.first_store[i - 1]);
+			}
+		}
+		cr_assert_eq(seen.nhints, want, "%s sp %u, pageblocks %s: %zu hints, want %zu",
+			     sh->name, ns.sp, cn, seen.nhints, want);
+		hinted_total += want;
+		free(seen.first_store);
+		init_storage_close(&ns);
+	}
+	/* The plan above must have had each kind of case in it. */
+	cr_assert_gt(hinted_total, 0);
+	cr_assert_gt(unwritten_next, 0);
+	cr_assert_gt(two_lines, 0);
 }

@@ -461,7 +461,7 @@ itext_ok() { # file
 		if ((v - lim) * (v - lim) < 0.005 * 0.005) next
 		good = $3 == "<=" ? v <= lim : v >= lim
 		if (good != (w == "(met)")) bad = 1 }
-		/^  pageblocks: fixed copies each pageblock-aligned struct page through the cache, as the kernel does; --pageblock-copy stream times it without that$/ { hint++ }
+		/^  pageblocks: fixed copies each pageblock-aligned struct page through the cache, as the kernel does; --pageblock-copy stream times it without that, --pageblock-copy prefetch with its line fetched ahead$/ { hint++ }
 		END { exit bad || n != 3 || hint != short }' "$1"
 }
 n=$((n + 1))

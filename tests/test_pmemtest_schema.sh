@@ -135,6 +135,21 @@ if run "$T/pbs.json" --json -q init-bench --size 64M --mode fsdax --methods fixe
 		fail "init-bench --pageblock-copy stream: $(jq -c .options "$T/pbs.json") $(grep pageblock "$T/pbs.txt")"
 	fi
 fi
+n=$((n + 1))
+if run "$T/pbp.json" --json -q init-bench --size 64M --mode fsdax --methods fixed --repeat 1 \
+	--pageblock-copy prefetch &&
+   run "$T/pbp.txt" -q init-bench --size 64M --mode fsdax --methods fixed --repeat 1 \
+	--pageblock-copy prefetch; then
+	if jq -e '.options.pageblock_copy == "prefetch" and (.namespaces | all(.verified))' \
+		"$T/pbp.json" > /dev/null &&
+	   grep -q '^  pageblock-aligned pfns: copied through the cache as the kernel does, .*(--pageblock-copy prefetch); the kernel does not prefetch them$' "$T/pbp.txt" &&
+	   grep -q '^  fixed .* yes$' "$T/pbp.txt" &&
+	   ! grep -q '^  pageblocks: fixed copies' "$T/pbp.txt"; then
+		echo "ok $n - init-bench --pageblock-copy prefetch: in the options and the text, verified"
+	else
+		fail "init-bench --pageblock-copy prefetch: $(jq -c .options "$T/pbp.json") $(grep pageblock "$T/pbp.txt")"
+	fi
+fi
 
 # clear-bench: one extent, hot, 2 rounds, --clock cpu. A hot sample clears
 # its area again and again, 32 MiB in all (pmemtest(1), clear-bench): a

@@ -268,7 +268,7 @@ static int bench_ns(const struct pmemtest_global *g, const struct init_opts *o, 
 	rc = init_storage_open(ns, g->quiet);
 	if (rc)
 		goto out;
-	ns->rp.pageblock_stream = o->pageblock_stream;
+	ns->rp.pageblock_copy = o->pageblock_copy;
 	if (o->variant)
 		ns->rp.generic_variant = (kflush_memcpy_flushcache_fn)kflush_variant_fn(
 			KFLUSH_OP_MEMCPY_FLUSHCACHE,

@@ -35,7 +35,7 @@ struct init_opts {
 	bool force;		/* --force after the command: same as the global one */
 	bool list;		/* --list: what can run, then exit */
 	const char *variant;	/* --variant: memcpy_flushcache variant for generic */
-	bool pageblock_stream;	/* --pageblock-copy stream (the kernel's: cached) */
+	enum replay_pageblock_copy pageblock_copy;	/* --pageblock-copy (the kernel's: cached) */
 	const char *replay_out;	/* --replay-out: write the replayed memmap there */
 	unsigned int corrupt;	/* PMEMTEST_TEST_CORRUPT (test only): 1 << enum replay_method */
 };

@@ -46,11 +46,13 @@ static void usage(FILE *f)
 		"                           slowest thread (ignores preemption on a busy host)\n"
 		"      --variant NAME       generic calls this memcpy_flushcache variant of the\n"
 		"                           libkflush registry instead of the bound one\n"
-		"      --pageblock-copy cached|stream\n"
+		"      --pageblock-copy cached|stream|prefetch\n"
 		"                           how the template methods write the struct page of\n"
 		"                           a pageblock-aligned pfn: cached (default, as the\n"
-		"                           kernel does) or stream (their own copy, the same\n"
-		"                           bytes: what that one cached copy costs them)\n"
+		"                           kernel does), stream (their own copy, the same\n"
+		"                           bytes: what that one cached copy costs them) or\n"
+		"                           prefetch (cached, its lines asked for with\n"
+		"                           prefetchw a pageblock ahead; the kernel does not)\n"
 		"  -S, --seed N             seed for the verification's random pfns\n"
 		"      --replay-out FILE    after the runs, write the whole struct page array\n"
 		"                           as the replayed kernel leaves it (needs --mode,\n"
@@ -217,14 +219,18 @@ int init_parse_opts(int argc, char **argv, struct init_opts *o)
 			o->variant = optarg;
 			break;
 		}
-		case 'B':
-			if (strcmp(optarg, "cached") == 0)
-				o->pageblock_stream = false;
-			else if (strcmp(optarg, "stream") == 0)
-				o->pageblock_stream = true;
-			else
-				cli_die_usage("--pageblock-copy '%s': expected cached or stream", optarg);
+		case 'B': {
+			int pb = replay_pageblock_copy_find(optarg);
+
+			if (pb < 0)
+				cli_die_usage("--pageblock-copy '%s': expected cached, stream or prefetch",
+					     optarg);
+			if (pb == REPLAY_PB_PREFETCH && !(kflush_cpu_features() & KFLUSH_CPU_PREFETCHW))
+				cli_die("--pageblock-copy prefetch: this CPU (after KFLUSH_HWCAPS) has no "
+					"prefetchw");
+			o->pageblock_copy = (enum replay_pageblock_copy)pb;
 			break;
+		}
 		case 'f':
 			o->force = true;
 			break;

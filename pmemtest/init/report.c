@@ -169,9 +169,10 @@ static void target_lines(const struct init_opts *o, const struct init_result *r)
 			       targets[i].at_most ? "<=" : ">=", targets[i].limit, x, target_words[v]);
 		roof_short |= x > 0 && targets[i].ref == REPLAY_ROOF && v == TARGET_NOT_MET;
 	}
-	if (roof_short && !o->pageblock_stream)
+	if (roof_short && o->pageblock_copy == REPLAY_PB_CACHED)
 		printf("  pageblocks: fixed copies each pageblock-aligned struct page through the "
-		       "cache, as the kernel does; --pageblock-copy stream times it without that\n");
+		       "cache, as the kernel does; --pageblock-copy stream times it without that, "
+		       "--pageblock-copy prefetch with its line fetched ahead\n");
 }
 
 static void put_ratio(double v, int width)
@@ -222,9 +223,13 @@ void init_report_table(const struct init_ns *ns, const struct init_opts *o, stru
 		       ns->name, ns->altmap ? " its altmap lies before the device" : "");
 	if (o->variant)
 		printf("  generic calls the %s variant of memcpy_flushcache (--variant)\n", o->variant);
-	if (o->pageblock_stream)
+	if (o->pageblock_copy == REPLAY_PB_STREAM)
 		printf("  pageblock-aligned pfns: generic, fixed and pmem2 stream them with their own copy "
 		       "(--pageblock-copy stream); the kernel copies them through the cache\n");
+	if (o->pageblock_copy == REPLAY_PB_PREFETCH)
+		printf("  pageblock-aligned pfns: copied through the cache as the kernel does, each "
+		       "asking for the next one's lines with prefetchw (--pageblock-copy prefetch); "
+		       "the kernel does not prefetch them\n");
 	printf("  average of %u rebinds%s, %u thread%s, %s time; ratios from medians (x slow = slow/method)\n",
 	       runs_of(r), runs_of(r) < o->repeat ? " (stopped by a verification failure)" : "",
 	       o->threads, o->threads == 1 ? "" : "s", o->cpu_clock ? "CPU" : "wall");
@@ -472,7 +477,7 @@ static json_object *options_json(const struct init_opts *o)
 	output_set(j, "seed", json_object_new_int64((int64_t)o->seed));
 	output_set(j, "clock", output_str(o->cpu_clock ? "cpu" : "wall"));
 	output_set(j, "variant", output_str(o->variant));
-	output_set(j, "pageblock_copy", output_str(o->pageblock_stream ? "stream" : "cached"));
+	output_set(j, "pageblock_copy", output_str(replay_pageblock_copy_name(o->pageblock_copy)));
 	return j;
 }
 

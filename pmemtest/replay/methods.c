@@ -40,6 +40,23 @@ replay_fn replay_method_fn(enum replay_method m, unsigned int sp)
 	return NULL;
 }
 
+static const char *const pageblock_copy_names[REPLAY_PB_NR] = {
+	[REPLAY_PB_CACHED] = "cached", [REPLAY_PB_STREAM] = "stream", [REPLAY_PB_PREFETCH] = "prefetch",
+};
+
+const char *replay_pageblock_copy_name(enum replay_pageblock_copy c)
+{
+	return c < REPLAY_PB_NR ? pageblock_copy_names[c] : "?";
+}
+
+int replay_pageblock_copy_find(const char *name)
+{
+	for (int c = 0; c < REPLAY_PB_NR; c++)
+		if (strcmp(name, pageblock_copy_names[c]) == 0)
+			return c;
+	return -1;
+}
+
 void replay_template_line(const struct replay_ns *ns, void *line64)
 {
 	struct mm_page t;

@@ -30,6 +30,21 @@ enum replay_method {
 	REPLAY_NR_METHODS
 };
 
+/*
+ * --pageblock-copy: how the template methods write the struct page of a
+ * pageblock-aligned pfn (methods.h, tmpl_place()).
+ */
+enum replay_pageblock_copy {
+	REPLAY_PB_CACHED,	/* an ordinary copy, as the kernel does (the default) */
+	REPLAY_PB_STREAM,	/* the method's own streaming copy, the same bytes */
+	REPLAY_PB_PREFETCH,	/* the kernel's copy, its line asked for a pageblock ahead */
+	REPLAY_PB_NR
+};
+
+/* "cached", "stream", "prefetch"; and back (-1: none of them). */
+const char *replay_pageblock_copy_name(enum replay_pageblock_copy c);
+int replay_pageblock_copy_find(const char *name);
+
 typedef void *(*replay_pmem2_memcpy_fn)(void *dst, const void *src, size_t len, unsigned int flags);
 typedef void (*replay_pmem2_drain_fn)(void);
 
@@ -53,12 +68,8 @@ struct replay_ns {
 	unsigned int pmem2_flags;
 	/* --variant: "generic" calls this registry variant instead of the bound one. */
 	void (*generic_variant)(void *dst, const void *src, size_t n);
-	/*
-	 * --pageblock-copy stream: the template methods write a
-	 * pageblock-aligned pfn's struct page with their own copy, not
-	 * through the cache as the kernel does (methods.h, tmpl_place()).
-	 */
-	bool pageblock_stream;
+	/* How the template methods write a pageblock-aligned pfn's struct page. */
+	enum replay_pageblock_copy pageblock_copy;
 };
 
 typedef void (*replay_fn)(const struct replay_ns *ns, uint64_t lo, uint64_t hi);
