@@ -123,26 +123,39 @@ static void check_method(struct init_ns *ns, const struct shape *sh, unsigned in
 	cr_assert_gt(pb_want, 0);
 }
 
+/* --pageblock-copy prefetch runs only where the instruction is (after KFLUSH_HWCAPS). */
+static bool has_prefetchw(void)
+{
+	return kflush_cpu_features() & KFLUSH_CPU_PREFETCHW;
+}
+
+/* A namespace of this shape with its memmap in memory (kernel NULL: the default model). */
+static void open_ns(struct init_ns *ns, const struct shape *sh, uint64_t size, unsigned int sp,
+		    const struct replay_kernel *k)
+{
+	memset(ns, 0, sizeof(*ns));
+	ns->fd = ns->map_fd = -1;
+	snprintf(ns->name, sizeof(ns->name), "test");
+	ns->devdax = sh->devdax;
+	ns->altmap = sh->altmap;
+	ns->size = size;
+	ns->align = sh->align;
+	ns->sp = sp;
+	ns->kernel = k;
+	cr_assert_eq(init_geometry(ns), 0, "%s: geometry", sh->name);
+	cr_assert_eq(init_storage_open(ns, true), 0, "%s: storage", sh->name);
+}
+
 ParameterizedTest(struct replay_param *p, replay, every_byte)
 {
 	const struct shape *sh = &shapes[p->shape];
 	struct init_ns ns;
 
-	memset(&ns, 0, sizeof(ns));
-	ns.fd = ns.map_fd = -1;
-	snprintf(ns.name, sizeof(ns.name), "test");
-	ns.devdax = sh->devdax;
-	ns.altmap = sh->altmap;
-	ns.size = sh->size;
-	ns.align = sh->align;
-	ns.sp = p->sp;
-	ns.kernel = kernels[p->k];
-	cr_assert_eq(init_geometry(&ns), 0, "%s: geometry", sh->name);
-	cr_assert_eq(init_storage_open(&ns, true), 0, "%s: storage", sh->name);
+	open_ns(&ns, sh, sh->size, p->sp, kernels[p->k]);
 	for (size_t m = 0; m < sizeof(methods) / sizeof(methods[0]); m++)
 		check_method(&ns, sh, p->sp, methods[m]);
 	for (int c = REPLAY_PB_STREAM; c <= REPLAY_PB_PREFETCH; c++) {
-		if (c == REPLAY_PB_PREFETCH && !(kflush_cpu_features() & KFLUSH_CPU_PREFETCHW))
+		if (c == REPLAY_PB_PREFETCH && !has_prefetchw())
 			continue;
 		ns.rp.pageblock_copy = (enum replay_pageblock_copy)c;
 		for (size_t m = 0; m < sizeof(tmpl_methods) / sizeof(tmpl_methods[0]); m++)
@@ -191,19 +204,10 @@ Test(replay, pageblock_copy)
 			unsigned long streamed = 0, aligned = 0;
 			unsigned char exp[64];
 
-			if (c == REPLAY_PB_PREFETCH && !(kflush_cpu_features() & KFLUSH_CPU_PREFETCHW))
+			if (c == REPLAY_PB_PREFETCH && !has_prefetchw())
 				continue;
 
-			memset(&ns, 0, sizeof(ns));
-			ns.fd = ns.map_fd = -1;
-			snprintf(ns.name, sizeof(ns.name), "test");
-			ns.devdax = sh[s]->devdax;
-			ns.altmap = sh[s]->altmap;
-			ns.size = 4ULL << 20;
-			ns.align = sh[s]->align;
-			ns.sp = 64;
-			cr_assert_eq(init_geometry(&ns), 0, "%s: geometry", sh[s]->name);
-			cr_assert_eq(init_storage_open(&ns, true), 0, "%s: storage", sh[s]->name);
+			open_ns(&ns, sh[s], 4ULL << 20, 64, NULL);
 			cr_assert_leq(ns.npfns, sizeof(rec.calls) / sizeof(rec.calls[0]));
 			memset(&rec, 0, sizeof(rec));
 			rec.rp = &ns.rp;
@@ -452,7 +456,7 @@ Test(replay, pageblock_prefetch_traced, .timeout = 300)
 	};
 	unsigned long hinted_total = 0, unwritten_next = 0, two_lines = 0;
 
-	if (!(kflush_cpu_features() & KFLUSH_CPU_PREFETCHW))
+	if (!has_prefetchw())
 		cr_skip_test("this CPU (after KFLUSH_HWCAPS) has no prefetchw");
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		const struct shape *sh = &tshapes[cases[k].shape];
@@ -466,16 +470,7 @@ Test(replay, pageblock_prefetch_traced, .timeout = 300)
 		size_t want = 0;
 		int rc;
 
-		memset(&ns, 0, sizeof(ns));
-		ns.fd = ns.map_fd = -1;
-		snprintf(ns.name, sizeof(ns.name), "test");
-		ns.devdax = sh->devdax;
-		ns.altmap = sh->altmap;
-		ns.size = sh->size;
-		ns.align = sh->align;
-		ns.sp = cases[k].sp;
-		cr_assert_eq(init_geometry(&ns), 0, "%s: geometry", sh->name);
-		cr_assert_eq(init_storage_open(&ns, true), 0, "%s: storage", sh->name);
+		open_ns(&ns, sh, sh->size, cases[k].sp, NULL);
 		ns.rp.pageblock_copy = (enum replay_pageblock_copy)c;
 		memset(&seen, 0, sizeof(seen));
 		seen.memmap = (uintptr_t)ns.rp.memmap;

@@ -120,36 +120,27 @@ fi
 if run "$T/init.csv" --csv -q init-bench --size 64M --mode devdax --methods slow,fixed --repeat 3; then
 	check_csv "$T/init.csv" init-bench 6 "namespace,mode,map,"
 fi
-n=$((n + 1))
-if run "$T/pbs.json" --json -q init-bench --size 64M --mode fsdax --methods fixed --repeat 1 \
-	--pageblock-copy stream &&
-   run "$T/pbs.txt" -q init-bench --size 64M --mode fsdax --methods fixed --repeat 1 \
-	--pageblock-copy stream; then
-	if jq -e '.options.pageblock_copy == "stream" and (.namespaces | all(.verified))' \
-		"$T/pbs.json" > /dev/null &&
-	   grep -q '^  pageblock-aligned pfns: generic, fixed and pmem2 stream them .*(--pageblock-copy stream); the kernel copies them through the cache$' "$T/pbs.txt" &&
-	   grep -q '^  fixed .* yes$' "$T/pbs.txt" &&
-	   ! grep -q '^  pageblocks: fixed copies' "$T/pbs.txt"; then
-		echo "ok $n - init-bench --pageblock-copy stream: in the options and the text, verified"
-	else
-		fail "init-bench --pageblock-copy stream: $(jq -c .options "$T/pbs.json") $(grep pageblock "$T/pbs.txt")"
+# --pageblock-copy stream and prefetch: the choice in the JSON options and
+# in the line above the table, the run verified, and no hint line.
+pageblock_case() { # choice, what the line above the table says
+	n=$((n + 1))
+	if run "$T/pb.json" --json -q init-bench --size 64M --mode fsdax --methods fixed --repeat 1 \
+		--pageblock-copy "$1" &&
+	   run "$T/pb.txt" -q init-bench --size 64M --mode fsdax --methods fixed --repeat 1 \
+		--pageblock-copy "$1"; then
+		if jq -e --arg c "$1" '.options.pageblock_copy == $c and (.namespaces | all(.verified))' \
+			"$T/pb.json" > /dev/null &&
+		   grep -q "^  pageblock-aligned pfns: $2\$" "$T/pb.txt" &&
+		   grep -q '^  fixed .* yes$' "$T/pb.txt" &&
+		   ! grep -q '^  pageblocks: fixed copies' "$T/pb.txt"; then
+			echo "ok $n - init-bench --pageblock-copy $1: in the options and the text, verified"
+		else
+			fail "init-bench --pageblock-copy $1: $(jq -c .options "$T/pb.json") $(grep pageblock "$T/pb.txt")"
+		fi
 	fi
-fi
-n=$((n + 1))
-if run "$T/pbp.json" --json -q init-bench --size 64M --mode fsdax --methods fixed --repeat 1 \
-	--pageblock-copy prefetch &&
-   run "$T/pbp.txt" -q init-bench --size 64M --mode fsdax --methods fixed --repeat 1 \
-	--pageblock-copy prefetch; then
-	if jq -e '.options.pageblock_copy == "prefetch" and (.namespaces | all(.verified))' \
-		"$T/pbp.json" > /dev/null &&
-	   grep -q '^  pageblock-aligned pfns: copied through the cache as the kernel does, .*(--pageblock-copy prefetch); the kernel does not prefetch them$' "$T/pbp.txt" &&
-	   grep -q '^  fixed .* yes$' "$T/pbp.txt" &&
-	   ! grep -q '^  pageblocks: fixed copies' "$T/pbp.txt"; then
-		echo "ok $n - init-bench --pageblock-copy prefetch: in the options and the text, verified"
-	else
-		fail "init-bench --pageblock-copy prefetch: $(jq -c .options "$T/pbp.json") $(grep pageblock "$T/pbp.txt")"
-	fi
-fi
+}
+pageblock_case stream 'generic, fixed and pmem2 stream them .*(--pageblock-copy stream); the kernel copies them through the cache'
+pageblock_case prefetch 'copied through the cache as the kernel does, .*(--pageblock-copy prefetch); the kernel does not prefetch them'
 
 # clear-bench: one extent, hot, 2 rounds, --clock cpu. A hot sample clears
 # its area again and again, 32 MiB in all (pmemtest(1), clear-bench): a
