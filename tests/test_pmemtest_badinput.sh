@@ -88,6 +88,7 @@ expect 2 "expected fsdax or devdax" "" -- init-bench --mode raw
 expect 2 "expected 1..100000" "" -- init-bench --repeat 0
 expect 2 "expected wall or cpu" "" -- init-bench --clock sundial
 expect 2 "expected cached, stream or prefetch" "" -- init-bench --pageblock-copy nt
+expect 2 "expected drain or cached" "" -- init-bench --compound-head fence
 # prefetch needs the instruction: with it masked off, a plain failure (1), before any run.
 export KFLUSH_HWCAPS=-prefetchw
 expect 1 "--pageblock-copy prefetch: this CPU (after KFLUSH_HWCAPS) has no prefetchw" "" -- init-bench --pageblock-copy prefetch --size 64M --repeat 1

@@ -79,11 +79,12 @@ static void check_method(struct init_ns *ns, const struct shape *sh, unsigned in
 {
 	unsigned char exp[80];
 	uint64_t pb_set = 0, pb_want = 0;
-	char mn[64];
+	char mn[96];
 	replay_fn fn = replay_method_fn((enum replay_method)m, sp);
 
-	snprintf(mn, sizeof(mn), "%s (pageblocks %s)", init_method_name((enum replay_method)m),
-		 replay_pageblock_copy_name(ns->rp.pageblock_copy));
+	snprintf(mn, sizeof(mn), "%s (pageblocks %s, compound heads %s)",
+		 init_method_name((enum replay_method)m), replay_pageblock_copy_name(ns->rp.pageblock_copy),
+		 replay_compound_head_name(ns->rp.compound_head));
 	if (!fn) {
 		cr_log_info("%s: method %s not usable on this CPU", sh->name, mn);
 		return;
@@ -161,6 +162,12 @@ ParameterizedTest(struct replay_param *p, replay, every_byte)
 		for (size_t m = 0; m < sizeof(tmpl_methods) / sizeof(tmpl_methods[0]); m++)
 			check_method(&ns, sh, p->sp, tmpl_methods[m]);
 	}
+	/* --compound-head cached: only compound pages have a page[1] and page[2] to copy. */
+	ns.rp.pageblock_copy = REPLAY_PB_CACHED;
+	ns.rp.compound_head = REPLAY_CH_CACHED;
+	if (ns.rp.ppc > 1)
+		for (size_t m = 0; m < sizeof(tmpl_methods) / sizeof(tmpl_methods[0]); m++)
+			check_method(&ns, sh, p->sp, tmpl_methods[m]);
 	init_storage_close(&ns);
 }
 
@@ -188,50 +195,64 @@ static void recording_copy(void *dst, const void *src, size_t n)
  * initialised pfn's struct page with its streaming copy except a
  * pageblock-aligned pfn's (every 512th), which it copies through the
  * cache; --pageblock-copy stream sends that one through the streaming
- * copy too, and --pageblock-copy prefetch leaves it to the cache. generic
- * with a recording copy in place of the library's says which pfns went
- * through it, in all three modes and both namespace kinds.
+ * copy too, and --pageblock-copy prefetch leaves it to the cache.
+ * --compound-head cached copies page[1] and page[2] of each compound page
+ * (which the kernel streams) through the cache. generic with a recording
+ * copy in place of the library's says which pfns went through it, for
+ * every pair of choices, both namespace kinds and the vmemmap-optimised
+ * compound pages.
  */
 Test(replay, pageblock_copy)
 {
-	static const struct shape *const sh[] = { &shapes[0], &shapes[2] };
+	static const struct shape *const sh[] = { &shapes[0], &shapes[2], &shapes[3] };
 
 	for (size_t s = 0; s < sizeof(sh) / sizeof(sh[0]); s++)
-		for (int c = 0; c < REPLAY_PB_NR; c++) {
-			const char *cn = replay_pageblock_copy_name((enum replay_pageblock_copy)c);
-			bool stream = c == REPLAY_PB_STREAM;
-			struct init_ns ns;
-			unsigned long streamed = 0, aligned = 0;
-			unsigned char exp[64];
+		for (int c = 0; c < REPLAY_PB_NR; c++)
+			for (int ch = 0; ch < REPLAY_CH_NR; ch++) {
+				const char *cn = replay_pageblock_copy_name((enum replay_pageblock_copy)c);
+				const char *chn = replay_compound_head_name((enum replay_compound_head)ch);
+				bool stream = c == REPLAY_PB_STREAM, head_cached = ch == REPLAY_CH_CACHED;
+				struct init_ns ns;
+				unsigned long streamed = 0, aligned = 0, heads_cached = 0;
+				unsigned char exp[64];
 
-			if (c == REPLAY_PB_PREFETCH && !has_prefetchw())
-				continue;
+				if (c == REPLAY_PB_PREFETCH && !has_prefetchw())
+					continue;
 
-			open_ns(&ns, sh[s], 4ULL << 20, 64, NULL);
-			cr_assert_leq(ns.npfns, sizeof(rec.calls) / sizeof(rec.calls[0]));
-			memset(&rec, 0, sizeof(rec));
-			rec.rp = &ns.rp;
-			ns.rp.generic_variant = recording_copy;
-			ns.rp.pageblock_copy = (enum replay_pageblock_copy)c;
-			replay_method_fn(REPLAY_GENERIC, 64)(&ns.rp, ns.rp.start_pfn, ns.rp.end_pfn);
-			cr_assert_eq(rec.bad, 0, "%s: %lu copies not to a struct page", sh[s]->name,
-				     rec.bad);
-			for (uint64_t pfn = ns.rp.base_pfn; pfn < ns.rp.base_pfn + ns.npfns; pfn++) {
-				unsigned int want = replay_expect(&ns.rp, pfn, exp) &&
-						    (stream || pfn % REPLAY_PAGEBLOCK_NR);
+				open_ns(&ns, sh[s], 4ULL << 20, 64, NULL);
+				cr_assert_leq(ns.npfns, sizeof(rec.calls) / sizeof(rec.calls[0]));
+				memset(&rec, 0, sizeof(rec));
+				rec.rp = &ns.rp;
+				ns.rp.generic_variant = recording_copy;
+				ns.rp.pageblock_copy = (enum replay_pageblock_copy)c;
+				ns.rp.compound_head = (enum replay_compound_head)ch;
+				replay_method_fn(REPLAY_GENERIC, 64)(&ns.rp, ns.rp.start_pfn, ns.rp.end_pfn);
+				cr_assert_eq(rec.bad, 0, "%s: %lu copies not to a struct page", sh[s]->name,
+					     rec.bad);
+				for (uint64_t pfn = ns.rp.base_pfn; pfn < ns.rp.base_pfn + ns.npfns; pfn++) {
+					bool init = replay_expect(&ns.rp, pfn, exp);
+					uint64_t idx = ns.rp.ppc > 1 ? (pfn - ns.rp.start_pfn) % ns.rp.ppc : 0;
+					bool page12 = init && sh[s]->devdax && (idx == 1 || idx == 2);
+					unsigned int want = init && (stream || pfn % REPLAY_PAGEBLOCK_NR) &&
+							    !(head_cached && page12);
 
-				aligned += !(pfn % REPLAY_PAGEBLOCK_NR) && replay_expect(&ns.rp, pfn, exp);
-				streamed += rec.calls[pfn - ns.rp.base_pfn];
-				cr_assert_eq(rec.calls[pfn - ns.rp.base_pfn], want,
-					     "%s, pageblocks %s: pfn %#lx went through the streaming copy "
-					     "%u times, want %u", sh[s]->name, cn,
-					     (unsigned long)pfn, rec.calls[pfn - ns.rp.base_pfn], want);
+					aligned += !(pfn % REPLAY_PAGEBLOCK_NR) && init;
+					heads_cached += head_cached && page12;
+					streamed += rec.calls[pfn - ns.rp.base_pfn];
+					cr_assert_eq(rec.calls[pfn - ns.rp.base_pfn], want,
+						     "%s, pageblocks %s, compound heads %s: pfn %#lx went "
+						     "through the streaming copy %u times, want %u",
+						     sh[s]->name, cn, chn, (unsigned long)pfn,
+						     rec.calls[pfn - ns.rp.base_pfn], want);
+				}
+				cr_assert_gt(aligned, 0, "%s: no pageblock-aligned pfn initialised", sh[s]->name);
+				if (sh[s]->devdax && head_cached)
+					cr_assert_gt(heads_cached, 0, "%s: no compound page initialised",
+						     sh[s]->name);
+				cr_log_info("%s, pageblocks %s, compound heads %s: %lu streamed copies, "
+					    "%lu pageblock-aligned pfns", sh[s]->name, cn, chn, streamed, aligned);
+				init_storage_close(&ns);
 			}
-			cr_assert_gt(aligned, 0, "%s: no pageblock-aligned pfn initialised", sh[s]->name);
-			cr_log_info("%s, pageblocks %s: %lu streamed copies, %lu pageblock-aligned pfns",
-				    sh[s]->name, cn, streamed, aligned);
-			init_storage_close(&ns);
-		}
 }
 
 /* The geometry the kernel's rules give, for the seed's 100 GiB namespaces. */
@@ -313,7 +334,8 @@ Test(replay, devdax_data_area)
 }
 
 /* init_report_table()'s text for a fixed and a roof row of the given medians (ms). */
-static void report_text(enum replay_pageblock_copy pbc, double fixed_ms, double roof_ms, char *out, size_t len)
+static void report_text_of(bool devdax, enum replay_pageblock_copy pbc, enum replay_compound_head ch,
+			   double fixed_ms, double roof_ms, char *out, size_t len)
 {
 	struct init_result r[REPLAY_NR_METHODS];
 	struct init_opts o;
@@ -329,11 +351,13 @@ static void report_text(enum replay_pageblock_copy pbc, double fixed_ms, double 
 	ns.align = 2ULL << 20;
 	ns.sp = 64;
 	ns.altmap = true;
+	ns.devdax = devdax;
 	cr_assert_eq(init_geometry(&ns), 0);
 	memset(&o, 0, sizeof(o));
 	o.repeat = 1;
 	o.threads = 1;
 	o.pageblock_copy = pbc;
+	o.compound_head = ch;
 	memset(r, 0, sizeof(r));
 	r[REPLAY_FIXED] = (struct init_result){ .m = REPLAY_FIXED, .run = true, .runs = 1,
 					       .s = { .mean = fixed_ms, .median = fixed_ms, .n = 1 } };
@@ -349,6 +373,12 @@ static void report_text(enum replay_pageblock_copy pbc, double fixed_ms, double 
 	got = fread(out, 1, len - 1, tmp);
 	out[got] = 0;
 	fclose(tmp);
+}
+
+/* The same for an fsdax namespace with the kernel's compound-head drain. */
+static void report_text(enum replay_pageblock_copy pbc, double fixed_ms, double roof_ms, char *out, size_t len)
+{
+	report_text_of(false, pbc, REPLAY_CH_DRAIN, fixed_ms, roof_ms, out, len);
 }
 
 /*
@@ -392,6 +422,42 @@ Test(replay, fixed_roof_hint)
 	cr_expect(!strstr(out, hint), "met: the hint:\n%s", out);
 }
 
+/*
+ * pmemtest(1): on a devdax namespace a fixed/roof NOT met with the
+ * kernel's drain before each compound head's rewrite (the default of
+ * --compound-head) is followed by the line naming that drain and
+ * --compound-head cached; met, cached or fsdax (no compound pages), it is
+ * not. A cached run says so above the table, on devdax only.
+ */
+Test(replay, compound_head_hint)
+{
+	static const char hint[] = "\n  compound pages: fixed drains before rewriting page[1] and "
+				   "page[2] of each, as the kernel does; --compound-head cached times "
+				   "it without that\n";
+	static const char cached[] = "\n  compound pages: generic, fixed and pmem2 copy page[1] and "
+				     "page[2] through the cache and rewrite them with no drain "
+				     "(--compound-head cached); the kernel streams them and drains "
+				     "first\n";
+	static char out[8192];
+
+	report_text_of(true, REPLAY_PB_CACHED, REPLAY_CH_DRAIN, 100, 80, out, sizeof(out));
+	cr_assert(strstr(out, "target fixed/roof >= 0.95: 0.80 (NOT met)"), "%s", out);
+	cr_expect(strstr(out, hint), "devdax, drain, NOT met: no hint:\n%s", out);
+	cr_expect(!strstr(out, cached), "devdax, drain: says cached:\n%s", out);
+	report_text_of(true, REPLAY_PB_CACHED, REPLAY_CH_CACHED, 100, 80, out, sizeof(out));
+	cr_assert(strstr(out, "(NOT met)"), "%s", out);
+	cr_expect(!strstr(out, hint), "devdax, cached: the hint:\n%s", out);
+	cr_expect(strstr(out, cached), "devdax, cached: not said:\n%s", out);
+	report_text_of(false, REPLAY_PB_CACHED, REPLAY_CH_DRAIN, 100, 80, out, sizeof(out));
+	cr_assert(strstr(out, "(NOT met)"), "%s", out);
+	cr_expect(!strstr(out, hint), "fsdax: the compound hint:\n%s", out);
+	report_text_of(false, REPLAY_PB_CACHED, REPLAY_CH_CACHED, 100, 80, out, sizeof(out));
+	cr_expect(!strstr(out, cached), "fsdax, cached: says cached:\n%s", out);
+	report_text_of(true, REPLAY_PB_CACHED, REPLAY_CH_DRAIN, 100, 96, out, sizeof(out));
+	cr_assert(strstr(out, "target fixed/roof >= 0.95: 0.96 (met)"), "%s", out);
+	cr_expect(!strstr(out, hint), "devdax, met: the hint:\n%s", out);
+}
+
 /* What the tracer saw of one replay: hints and the first store to each struct page. */
 #define MAX_HINTS 16
 
@@ -401,6 +467,8 @@ struct pf_seen {
 	unsigned int sp;
 	size_t steps;
 	size_t *first_store;	/* by pfn - base_pfn; 0: never stored */
+	unsigned char *kinds;	/* by pfn - base_pfn: 1 cached store seen, 2 non-temporal */
+	size_t sfences;
 	size_t nhints;
 	struct { uint64_t addr; size_t step; char text[48]; } hint[MAX_HINTS];
 };
@@ -418,13 +486,48 @@ static void pf_sink(void *ctx, const struct td_insn *in, const struct td_effect 
 		}
 		s->nhints++;
 	}
+	s->sfences += e->kind == TD_SFENCE;
 	if ((e->kind == TD_STORE || e->kind == TD_STORE_NT) && e->len && e->addr >= s->memmap &&
 	    e->addr < s->memmap + s->npfns * s->sp) {
 		uint64_t i = (e->addr - s->memmap) / s->sp;
 
 		if (!s->first_store[i])
 			s->first_store[i] = s->steps;
+		s->kinds[i] |= e->kind == TD_STORE ? 1 : 2;
 	}
+}
+
+/* The fixed method over the whole of ns, single-stepped in a forked child. */
+static void trace_fixed(struct init_ns *ns, struct pf_seen *seen, const char *what)
+{
+	struct tt_tracer t;
+	char why[256] = "", err[256] = "";
+	int rc;
+
+	memset(seen, 0, sizeof(*seen));
+	seen->memmap = (uintptr_t)ns->rp.memmap;
+	seen->npfns = ns->npfns;
+	seen->sp = ns->sp;
+	seen->first_store = calloc(ns->npfns, sizeof(size_t));
+	seen->kinds = calloc(ns->npfns, 1);
+	cr_assert(seen->first_store && seen->kinds);
+	/* The child is forked here: it sees ns as it is now. */
+	rc = tt_start(&t, why, sizeof(why));
+	if (rc == 1)
+		cr_skip_test("cannot trace here: %s", why);
+	cr_assert_eq(rc, 0, "tracer: %s", why);
+	rc = tt_call(&t, (const void *)replay_method_fn(REPLAY_FIXED, ns->sp),
+		     (uint64_t)(uintptr_t)&ns->rp, ns->rp.start_pfn, ns->rp.end_pfn, pf_sink, seen,
+		     err, sizeof(err));
+	tt_stop(&t);
+	cr_log_info("%s: %zu steps", what, seen->steps);
+	cr_assert_eq(rc, 0, "%s: traced replay: %s", what, err);
+}
+
+static void seen_free(struct pf_seen *seen)
+{
+	free(seen->first_store);
+	free(seen->kinds);
 }
 
 /*
@@ -463,32 +566,15 @@ Test(replay, pageblock_prefetch_traced, .timeout = 300)
 		const int c = cases[k].c;
 		const char *cn = replay_pageblock_copy_name(cases[k].c);
 		struct init_ns ns;
-		struct tt_tracer t;
 		struct pf_seen seen;
 		unsigned char exp[80];
-		char why[256] = "", err[256] = "";
+		char what[96];
 		size_t want = 0;
-		int rc;
 
 		open_ns(&ns, sh, sh->size, cases[k].sp, NULL);
 		ns.rp.pageblock_copy = (enum replay_pageblock_copy)c;
-		memset(&seen, 0, sizeof(seen));
-		seen.memmap = (uintptr_t)ns.rp.memmap;
-		seen.npfns = ns.npfns;
-		seen.sp = ns.sp;
-		seen.first_store = calloc(ns.npfns, sizeof(size_t));
-		cr_assert(seen.first_store);
-		/* The child is forked here: it sees ns as it is now. */
-		rc = tt_start(&t, why, sizeof(why));
-		if (rc == 1)
-			cr_skip_test("cannot trace here: %s", why);
-		cr_assert_eq(rc, 0, "tracer: %s", why);
-		rc = tt_call(&t, (const void *)replay_method_fn(REPLAY_FIXED, ns.sp),
-			     (uint64_t)(uintptr_t)&ns.rp, ns.rp.start_pfn, ns.rp.end_pfn,
-			     pf_sink, &seen, err, sizeof(err));
-		tt_stop(&t);
-		cr_log_info("%s sp %u %s: %zu steps", sh->name, ns.sp, cn, seen.steps);
-		cr_assert_eq(rc, 0, "%s sp %u %s: traced replay: %s", sh->name, ns.sp, cn, err);
+		snprintf(what, sizeof(what), "%s sp %u, pageblocks %s", sh->name, ns.sp, cn);
+		trace_fixed(&ns, &seen, what);
 		cr_assert_leq(seen.nhints, MAX_HINTS, "%s sp %u %s: %zu hints", sh->name, ns.sp,
 			      cn, seen.nhints);
 		for (uint64_t p = ns.rp.start_pfn; p < ns.rp.end_pfn; p += REPLAY_PAGEBLOCK_NR) {
@@ -543,11 +629,68 @@ Test(replay, pageblock_prefetch_traced, .timeout = 300)
 		cr_assert_eq(seen.nhints, want, "%s sp %u, pageblocks %s: %zu hints, want %zu",
 			     sh->name, ns.sp, cn, seen.nhints, want);
 		hinted_total += want;
-		free(seen.first_store);
+		seen_free(&seen);
 		init_storage_close(&ns);
 	}
 	/* The plan above must have had each kind of case in it. */
 	cr_assert_gt(hinted_total, 0);
 	cr_assert_gt(unwritten_next, 0);
 	cr_assert_gt(two_lines, 0);
+}
+
+/*
+ * --compound-head, watched the same way. The rule, written here: the
+ * kernel's path drains once per compound page, after its tails and before
+ * page[1] and page[2] are rewritten, and once at the end, one sfence
+ * each; page[1] and page[2] take non-temporal stores (streamed with the
+ * tails) and then cached ones (the rewrite), page[3] non-temporal ones
+ * only. With --compound-head cached: one sfence, at the end, and page[1]
+ * and page[2] take cached stores only. 4 KiB pages have no compound pages:
+ * one sfence either way.
+ */
+Test(replay, compound_head_traced, .timeout = 300)
+{
+	static const struct shape tshapes[] = {
+		{ "fsdax map=dev",     false, true,  6ULL << 20, 2ULL << 20 },
+		{ "devdax 2M map=dev", true,  true,  6ULL << 20, 2ULL << 20 },
+		{ "devdax 2M map=mem", true,  false, 8ULL << 20, 2ULL << 20 },
+	};
+	static const struct { int shape; enum replay_compound_head ch; } cases[] = {
+		{ 0, REPLAY_CH_CACHED }, { 1, REPLAY_CH_DRAIN }, { 1, REPLAY_CH_CACHED },
+		{ 2, REPLAY_CH_DRAIN }, { 2, REPLAY_CH_CACHED },
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const struct shape *sh = &tshapes[cases[k].shape];
+		const bool drain = cases[k].ch == REPLAY_CH_DRAIN;
+		static const unsigned char page_kinds[2][4] = {
+			{ 0, 1, 1, 2 },		/* cached: page[1], page[2] cached only */
+			{ 0, 3, 3, 2 },		/* drain: streamed, then rewritten */
+		};
+		struct init_ns ns;
+		struct pf_seen seen;
+		char what[96];
+		uint64_t compounds = 0;
+
+		open_ns(&ns, sh, sh->size, 64, NULL);
+		ns.rp.compound_head = cases[k].ch;
+		snprintf(what, sizeof(what), "%s, compound heads %s", sh->name,
+			 replay_compound_head_name(cases[k].ch));
+		trace_fixed(&ns, &seen, what);
+		if (sh->devdax)
+			for (uint64_t h = ns.rp.start_pfn; h < ns.rp.end_pfn; h += 512, compounds++)
+				for (unsigned int idx = 1; idx <= 3; idx++)
+					cr_assert_eq(seen.kinds[h + idx - ns.rp.base_pfn],
+						     page_kinds[drain][idx],
+						     "%s: page[%u] of the compound at pfn %#lx took stores "
+						     "of kind %u (1 cached, 2 non-temporal, 3 both), want %u",
+						     what, idx, (unsigned long)h,
+						     seen.kinds[h + idx - ns.rp.base_pfn], page_kinds[drain][idx]);
+		cr_assert_eq(seen.sfences, (drain ? compounds : 0) + 1, "%s: %zu sfences, want %lu",
+			     what, seen.sfences, (unsigned long)((drain ? compounds : 0) + 1));
+		if (sh->devdax)
+			cr_assert_gt(compounds, 1, "%s: too few compound pages to tell", what);
+		seen_free(&seen);
+		init_storage_close(&ns);
+	}
 }

@@ -112,6 +112,7 @@ if run "$T/init.json" --json -q init-bench --size 64M --mode devdax --methods sl
 	--repeat 3 --kernel 6.1; then
 	check_json "$T/init.json" init-bench 3 wall true \
 		'.options.kernel == "6.1" and .options.pageblock_copy == "cached" and
+		 .options.compound_head == "drain" and
 		 (.results | length == 2) and
 		 (.results | all(.kernel == "6.1" and .namespace == "dax_pmem")) and
 		 (.namespaces | length == 1) and .namespaces[0].kernel == "6.1" and
@@ -120,27 +121,34 @@ fi
 if run "$T/init.csv" --csv -q init-bench --size 64M --mode devdax --methods slow,fixed --repeat 3; then
 	check_csv "$T/init.csv" init-bench 6 "namespace,mode,map,"
 fi
-# --pageblock-copy stream and prefetch: the choice in the JSON options and
-# in the line above the table, the run verified, and no hint line.
-pageblock_case() { # choice, what the line above the table says
+# --pageblock-copy stream and prefetch, --compound-head cached: the choice
+# in the JSON options and in the line above the table, the run verified,
+# and no hint line for what was changed.
+path_case() { # option, choice, JSON key, mode, what the line above the table says, hint's start
 	n=$((n + 1))
-	if run "$T/pb.json" --json -q init-bench --size 64M --mode fsdax --methods fixed --repeat 1 \
-		--pageblock-copy "$1" &&
-	   run "$T/pb.txt" -q init-bench --size 64M --mode fsdax --methods fixed --repeat 1 \
-		--pageblock-copy "$1"; then
-		if jq -e --arg c "$1" '.options.pageblock_copy == $c and (.namespaces | all(.verified))' \
+	if run "$T/pb.json" --json -q init-bench --size 64M --mode "$4" --methods fixed --repeat 1 \
+		"--$1" "$2" &&
+	   run "$T/pb.txt" -q init-bench --size 64M --mode "$4" --methods fixed --repeat 1 "--$1" "$2"; then
+		if jq -e --arg k "$3" --arg c "$2" '.options[$k] == $c and (.namespaces | all(.verified))' \
 			"$T/pb.json" > /dev/null &&
-		   grep -q "^  pageblock-aligned pfns: $2\$" "$T/pb.txt" &&
+		   grep -q "^  $5\$" "$T/pb.txt" &&
 		   grep -q '^  fixed .* yes$' "$T/pb.txt" &&
-		   ! grep -q '^  pageblocks: fixed copies' "$T/pb.txt"; then
-			echo "ok $n - init-bench --pageblock-copy $1: in the options and the text, verified"
+		   ! grep -q "^  $6" "$T/pb.txt"; then
+			echo "ok $n - init-bench --$1 $2: in the options and the text, verified"
 		else
-			fail "init-bench --pageblock-copy $1: $(jq -c .options "$T/pb.json") $(grep pageblock "$T/pb.txt")"
+			fail "init-bench --$1 $2: $(jq -c .options "$T/pb.json") $(grep -e pageblock -e compound "$T/pb.txt")"
 		fi
 	fi
 }
-pageblock_case stream 'generic, fixed and pmem2 stream them .*(--pageblock-copy stream); the kernel copies them through the cache'
-pageblock_case prefetch 'copied through the cache as the kernel does, .*(--pageblock-copy prefetch); the kernel does not prefetch them'
+path_case pageblock-copy stream pageblock_copy fsdax \
+	'pageblock-aligned pfns: generic, fixed and pmem2 stream them .*(--pageblock-copy stream); the kernel copies them through the cache' \
+	'pageblocks: fixed copies'
+path_case pageblock-copy prefetch pageblock_copy fsdax \
+	'pageblock-aligned pfns: copied through the cache as the kernel does, .*(--pageblock-copy prefetch); the kernel does not prefetch them' \
+	'pageblocks: fixed copies'
+path_case compound-head cached compound_head devdax \
+	'compound pages: generic, fixed and pmem2 copy page\[1\] and page\[2\] through the cache .*(--compound-head cached); the kernel streams them and drains first' \
+	'compound pages: fixed drains'
 
 # clear-bench: one extent, hot, 2 rounds, --clock cpu. A hot sample clears
 # its area again and again, 32 MiB in all (pmemtest(1), clear-bench): a

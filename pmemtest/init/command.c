@@ -269,6 +269,7 @@ static int bench_ns(const struct pmemtest_global *g, const struct init_opts *o, 
 	if (rc)
 		goto out;
 	ns->rp.pageblock_copy = o->pageblock_copy;
+	ns->rp.compound_head = o->compound_head;
 	if (o->variant)
 		ns->rp.generic_variant = (kflush_memcpy_flushcache_fn)kflush_variant_fn(
 			KFLUSH_OP_MEMCPY_FLUSHCACHE,

@@ -36,6 +36,7 @@ struct init_opts {
 	bool list;		/* --list: what can run, then exit */
 	const char *variant;	/* --variant: memcpy_flushcache variant for generic */
 	enum replay_pageblock_copy pageblock_copy;	/* --pageblock-copy (the kernel's: cached) */
+	enum replay_compound_head compound_head;	/* --compound-head (the kernel's: drain) */
 	const char *replay_out;	/* --replay-out: write the replayed memmap there */
 	unsigned int corrupt;	/* PMEMTEST_TEST_CORRUPT (test only): 1 << enum replay_method */
 };

@@ -53,6 +53,12 @@ static void usage(FILE *f)
 		"                           bytes: what that one cached copy costs them) or\n"
 		"                           prefetch (cached, its lines asked for with\n"
 		"                           prefetchw a pageblock ahead; the kernel does not)\n"
+		"      --compound-head drain|cached\n"
+		"                           how the template methods write page[1] and page[2]\n"
+		"                           of a compound page (devdax): drain (default, as\n"
+		"                           the kernel does: streamed, a drain, rewritten) or\n"
+		"                           cached (copied through the cache, rewritten with\n"
+		"                           no drain per compound: what that drain costs)\n"
 		"  -S, --seed N             seed for the verification's random pfns\n"
 		"      --replay-out FILE    after the runs, write the whole struct page array\n"
 		"                           as the replayed kernel leaves it (needs --mode,\n"
@@ -113,6 +119,7 @@ int init_parse_opts(int argc, char **argv, struct init_opts *o)
 		{ "clock",       required_argument, NULL, 'C' },
 		{ "variant",     required_argument, NULL, 'v' },
 		{ "pageblock-copy", required_argument, NULL, 'B' },
+		{ "compound-head", required_argument, NULL, 'H' },
 		{ "force",       no_argument,       NULL, 'f' },
 		{ "replay-out",  required_argument, NULL, 'O' },
 		{ "list",        no_argument,       NULL, 'L' },
@@ -229,6 +236,14 @@ int init_parse_opts(int argc, char **argv, struct init_opts *o)
 				cli_die("--pageblock-copy prefetch: this CPU (after KFLUSH_HWCAPS) has no "
 					"prefetchw");
 			o->pageblock_copy = (enum replay_pageblock_copy)pb;
+			break;
+		}
+		case 'H': {
+			int ch = replay_compound_head_find(optarg);
+
+			if (ch < 0)
+				cli_die_usage("--compound-head '%s': expected drain or cached", optarg);
+			o->compound_head = (enum replay_compound_head)ch;
 			break;
 		}
 		case 'f':

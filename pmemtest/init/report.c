@@ -156,7 +156,8 @@ static const char *const target_words[] = {
  * A fixed/roof short of its limit says where to look: most of the distance
  * is the kernel's path (methods.h, tmpl_place()), which the replay keeps.
  */
-static void target_lines(const struct init_opts *o, const struct init_result *r)
+static void target_lines(const struct init_ns *ns, const struct init_opts *o,
+			 const struct init_result *r)
 {
 	bool roof_short = false;
 
@@ -173,6 +174,9 @@ static void target_lines(const struct init_opts *o, const struct init_result *r)
 		printf("  pageblocks: fixed copies each pageblock-aligned struct page through the "
 		       "cache, as the kernel does; --pageblock-copy stream times it without that, "
 		       "--pageblock-copy prefetch with its line fetched ahead\n");
+	if (roof_short && ns->rp.ppc > 1 && o->compound_head == REPLAY_CH_DRAIN)
+		printf("  compound pages: fixed drains before rewriting page[1] and page[2] of each, "
+		       "as the kernel does; --compound-head cached times it without that\n");
 }
 
 static void put_ratio(double v, int width)
@@ -230,6 +234,10 @@ void init_report_table(const struct init_ns *ns, const struct init_opts *o, stru
 		printf("  pageblock-aligned pfns: copied through the cache as the kernel does, each "
 		       "asking for the next one's lines with prefetchw (--pageblock-copy prefetch); "
 		       "the kernel does not prefetch them\n");
+	if (ns->rp.ppc > 1 && o->compound_head == REPLAY_CH_CACHED)
+		printf("  compound pages: generic, fixed and pmem2 copy page[1] and page[2] through the "
+		       "cache and rewrite them with no drain (--compound-head cached); the kernel "
+		       "streams them and drains first\n");
 	printf("  average of %u rebinds%s, %u thread%s, %s time; ratios from medians (x slow = slow/method)\n",
 	       runs_of(r), runs_of(r) < o->repeat ? " (stopped by a verification failure)" : "",
 	       o->threads, o->threads == 1 ? "" : "s", o->cpu_clock ? "CPU" : "wall");
@@ -266,7 +274,7 @@ void init_report_table(const struct init_ns *ns, const struct init_opts *o, stru
 			printf(" generic/fixed %.2f", r[REPLAY_GENERIC].s.mean / r[REPLAY_FIXED].s.mean);
 		printf("\n");
 	}
-	target_lines(o, r);
+	target_lines(ns, o, r);
 }
 
 void init_report_csv_header(void)
@@ -478,6 +486,7 @@ static json_object *options_json(const struct init_opts *o)
 	output_set(j, "clock", output_str(o->cpu_clock ? "cpu" : "wall"));
 	output_set(j, "variant", output_str(o->variant));
 	output_set(j, "pageblock_copy", output_str(replay_pageblock_copy_name(o->pageblock_copy)));
+	output_set(j, "compound_head", output_str(replay_compound_head_name(o->compound_head)));
 	return j;
 }
 

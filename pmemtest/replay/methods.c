@@ -44,6 +44,18 @@ static const char *const pageblock_copy_names[REPLAY_PB_NR] = {
 	[REPLAY_PB_CACHED] = "cached", [REPLAY_PB_STREAM] = "stream", [REPLAY_PB_PREFETCH] = "prefetch",
 };
 
+static const char *const compound_head_names[REPLAY_CH_NR] = {
+	[REPLAY_CH_DRAIN] = "drain", [REPLAY_CH_CACHED] = "cached",
+};
+
+static int find_name(const char *const *names, int n, const char *name)
+{
+	for (int c = 0; c < n; c++)
+		if (strcmp(name, names[c]) == 0)
+			return c;
+	return -1;
+}
+
 const char *replay_pageblock_copy_name(enum replay_pageblock_copy c)
 {
 	return c < REPLAY_PB_NR ? pageblock_copy_names[c] : "?";
@@ -51,10 +63,17 @@ const char *replay_pageblock_copy_name(enum replay_pageblock_copy c)
 
 int replay_pageblock_copy_find(const char *name)
 {
-	for (int c = 0; c < REPLAY_PB_NR; c++)
-		if (strcmp(name, pageblock_copy_names[c]) == 0)
-			return c;
-	return -1;
+	return find_name(pageblock_copy_names, REPLAY_PB_NR, name);
+}
+
+const char *replay_compound_head_name(enum replay_compound_head c)
+{
+	return c < REPLAY_CH_NR ? compound_head_names[c] : "?";
+}
+
+int replay_compound_head_find(const char *name)
+{
+	return find_name(compound_head_names, REPLAY_CH_NR, name);
 }
 
 void replay_template_line(const struct replay_ns *ns, void *line64)

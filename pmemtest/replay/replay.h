@@ -45,6 +45,21 @@ enum replay_pageblock_copy {
 const char *replay_pageblock_copy_name(enum replay_pageblock_copy c);
 int replay_pageblock_copy_find(const char *name);
 
+/*
+ * --compound-head: how the template methods write page[1] and page[2] of
+ * a compound page, which prep_compound_head() rewrites (methods.h,
+ * tmpl_loop()).
+ */
+enum replay_compound_head {
+	REPLAY_CH_DRAIN,	/* streamed with the tails, a drain, then rewritten: the kernel's */
+	REPLAY_CH_CACHED,	/* an ordinary copy, rewritten with no drain per compound */
+	REPLAY_CH_NR
+};
+
+/* "drain", "cached"; and back (-1: neither). */
+const char *replay_compound_head_name(enum replay_compound_head c);
+int replay_compound_head_find(const char *name);
+
 typedef void *(*replay_pmem2_memcpy_fn)(void *dst, const void *src, size_t len, unsigned int flags);
 typedef void (*replay_pmem2_drain_fn)(void);
 
@@ -70,6 +85,8 @@ struct replay_ns {
 	void (*generic_variant)(void *dst, const void *src, size_t n);
 	/* How the template methods write a pageblock-aligned pfn's struct page. */
 	enum replay_pageblock_copy pageblock_copy;
+	/* How they write page[1] and page[2] of a compound page. */
+	enum replay_compound_head compound_head;
 };
 
 typedef void (*replay_fn)(const struct replay_ns *ns, uint64_t lo, uint64_t hi);
