@@ -353,6 +353,8 @@ static void report_text_of(bool devdax, enum replay_pageblock_copy pbc, enum rep
 	ns.altmap = true;
 	ns.devdax = devdax;
 	cr_assert_eq(init_geometry(&ns), 0);
+	ns.rp.pageblock_copy = pbc;	/* what the replay ran with: the report's source */
+	ns.rp.compound_head = ch;
 	memset(&o, 0, sizeof(o));
 	o.repeat = 1;
 	o.threads = 1;

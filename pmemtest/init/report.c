@@ -155,9 +155,10 @@ static const char *const target_words[] = {
 /*
  * A fixed/roof short of its limit says where to look: most of the distance
  * is the kernel's path (methods.h, tmpl_place()), which the replay keeps.
+ * These lines, and the ones above the table, follow what the replay ran
+ * with (ns->rp); the JSON options say what was asked for.
  */
-static void target_lines(const struct init_ns *ns, const struct init_opts *o,
-			 const struct init_result *r)
+static void target_lines(const struct init_ns *ns, const struct init_result *r)
 {
 	bool roof_short = false;
 
@@ -170,11 +171,11 @@ static void target_lines(const struct init_ns *ns, const struct init_opts *o,
 			       targets[i].at_most ? "<=" : ">=", targets[i].limit, x, target_words[v]);
 		roof_short |= x > 0 && targets[i].ref == REPLAY_ROOF && v == TARGET_NOT_MET;
 	}
-	if (roof_short && o->pageblock_copy == REPLAY_PB_CACHED)
+	if (roof_short && ns->rp.pageblock_copy == REPLAY_PB_CACHED)
 		printf("  pageblocks: fixed copies each pageblock-aligned struct page through the "
 		       "cache, as the kernel does; --pageblock-copy stream times it without that, "
 		       "--pageblock-copy prefetch with its line fetched ahead\n");
-	if (roof_short && ns->rp.ppc > 1 && o->compound_head == REPLAY_CH_DRAIN)
+	if (roof_short && ns->rp.ppc > 1 && ns->rp.compound_head == REPLAY_CH_DRAIN)
 		printf("  compound pages: fixed drains before rewriting page[1] and page[2] of each, "
 		       "as the kernel does; --compound-head cached times it without that\n");
 }
@@ -227,14 +228,14 @@ void init_report_table(const struct init_ns *ns, const struct init_opts *o, stru
 		       ns->name, ns->altmap ? " its altmap lies before the device" : "");
 	if (o->variant)
 		printf("  generic calls the %s variant of memcpy_flushcache (--variant)\n", o->variant);
-	if (o->pageblock_copy == REPLAY_PB_STREAM)
+	if (ns->rp.pageblock_copy == REPLAY_PB_STREAM)
 		printf("  pageblock-aligned pfns: generic, fixed and pmem2 stream them with their own copy "
 		       "(--pageblock-copy stream); the kernel copies them through the cache\n");
-	if (o->pageblock_copy == REPLAY_PB_PREFETCH)
+	if (ns->rp.pageblock_copy == REPLAY_PB_PREFETCH)
 		printf("  pageblock-aligned pfns: copied through the cache as the kernel does, each "
 		       "asking for the next one's lines with prefetchw (--pageblock-copy prefetch); "
 		       "the kernel does not prefetch them\n");
-	if (ns->rp.ppc > 1 && o->compound_head == REPLAY_CH_CACHED)
+	if (ns->rp.ppc > 1 && ns->rp.compound_head == REPLAY_CH_CACHED)
 		printf("  compound pages: generic, fixed and pmem2 copy page[1] and page[2] through the "
 		       "cache and rewrite them with no drain (--compound-head cached); the kernel "
 		       "streams them and drains first\n");
@@ -274,7 +275,7 @@ void init_report_table(const struct init_ns *ns, const struct init_opts *o, stru
 			printf(" generic/fixed %.2f", r[REPLAY_GENERIC].s.mean / r[REPLAY_FIXED].s.mean);
 		printf("\n");
 	}
-	target_lines(ns, o, r);
+	target_lines(ns, r);
 }
 
 void init_report_csv_header(void)
