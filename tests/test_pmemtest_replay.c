@@ -6,8 +6,10 @@
  * leave every other byte of the array alone, with the pageblock-aligned
  * pfns copied through the cache (the kernel), streamed (--pageblock-copy
  * stream) or prefetched and copied through the cache (--pageblock-copy
- * prefetch). init-bench only samples; this checks all. The prefetch
- * changes no byte: the persistence tracer watches its instructions.
+ * prefetch), and compound pages' page[1] and page[2] streamed and drained
+ * (the kernel) or copied through the cache (--compound-head cached).
+ * init-bench only samples; this checks all. The hints and the drains
+ * change no byte: the persistence tracer watches those instructions.
  * test_pmemtest_oracle.c holds the slow path itself to bytes written out
  * from the kernel sources.
  */
