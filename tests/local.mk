@@ -106,7 +106,8 @@ TESTS += tests/test_pmemtest_badinput.sh
 EXTRA_DIST += tests/test_pmemtest_badinput.sh
 
 # pmemtest's replay: every method's bytes against the slow path's, in full,
-# and --pageblock-copy prefetch's hints under the persistence tracer
+# and under the persistence tracer the hints of --pageblock-copy prefetch
+# and the drains of --compound-head
 check_PROGRAMS += tests/test_pmemtest_replay
 TESTS += tests/test_pmemtest_replay
 tests_test_pmemtest_replay_SOURCES = tests/test_pmemtest_replay.c \

@@ -133,8 +133,9 @@ size_t clear_sample_area(size_t ext, bool hot)
  * alone: hot, one clear of 1-4 MiB takes 20-50 us at cached speed, and
  * the medians of single clears of 2 MiB put rep stosq as a roof and as
  * clear_pages 11-25 % apart (spreads of 14-313 %: Intel family 6 model
- * 0xa7, a default run and three of 11 rounds); with 16 clears a sample,
- * 0-4 % (spreads of 12-37 %), three runs of 11 rounds. Cold samples are long already (8 MiB from memory).
+ * 0xa7, a default run and three of 11 rounds); with 32 MiB a sample
+ * (16 clears of 2 MiB), 0-4 % (spreads of 12-37 %), three runs of 11
+ * rounds. Cold samples are long already (8 MiB from memory).
  */
 size_t clear_sample_reps(size_t ext, bool hot)
 {
