@@ -262,9 +262,9 @@ static void src_bounds(const char *name, kflush_memcpy_flushcache_fn fn)
  * before it, for a copy and for a fill. A variant that reaches past its
  * bytes with a wide store, a wide load of its own destination, or a
  * write-back of a line it did not store to faults here (the masked
- * 64-byte stores of avx512_movdir64b and avx512_short_cached stay inside
- * the page of their first byte; flushcache_avx512.c). One of @cp and
- * @set: the copy or the fill of variant @name.
+ * 64-byte stores of avx512_movdir64b, avx512_x2 and avx512_short_cached
+ * stay inside the page of their first byte; flushcache_avx512.c). One of
+ * @cp and @set: the copy or the fill of variant @name.
  */
 static void check_dst_bounds(const char *name, kflush_memcpy_flushcache_fn cp,
 			     kflush_memset_flushcache_fn set)

@@ -14,8 +14,8 @@
  * The destinations are whole aligned lines, so every byte is NT (the
  * edges' rules are test_flushcache_stores.c's), and long enough for
  * several of each variant's blocks and its single lines after them;
- * 512 KiB for the movdir64b variants (avx512_movdir64b's two streams of
- * lines from 8 KiB, kflush_memcpy_flushcache(3)).
+ * 512 KiB for the movdir64b variants and avx512_x2 (two streams of lines
+ * from 8 KiB in avx512_movdir64b and avx512_x2, libkflush(7)).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -120,44 +120,66 @@ static void expect_in_order(enum kflush_op op, unsigned int v, unsigned char *ds
 }
 
 /*
- * avx512_movdir64b (kflush_memcpy_flushcache(3)): below 8 KiB the avx512
- * block, its lines in order; from there two streams, the lines of the two
- * halves one of each in turn, and the last line alone when their number
- * is odd: lines 0, h, 1, h + 1, ... for h = lines / 2. The @i-th line a
- * copy of @n bytes to an aligned destination stores, by that rule.
+ * avx512_movdir64b and avx512_x2 (libkflush(7), Variants): below 8 KiB
+ * the avx512 block, its lines in order; from there two streams over the
+ * halves of h = lines / 2 lines each: avx512_movdir64b one line of each
+ * in turn (0, h, 1, h + 1, ...), avx512_x2 batches of 16 of each (0..15,
+ * h..h + 15, 16..31, ...) and then the lines left over one of each in
+ * turn; the last line alone when their number is odd. The @i-th line a
+ * copy of @n bytes to an aligned destination stores, by that rule, for
+ * batches of @batch lines.
  */
-static size_t two_streams_line(size_t n, size_t i)
+static size_t two_streams_line(size_t n, size_t i, size_t batch)
 {
-	size_t lines = n / LINE;
+	size_t lines = n / LINE, half = lines / 2, batched = half / batch * batch;
 
-	if (n < (8u << 10) || (i == lines - 1 && (lines & 1)))
+	if (n < (8u << 10) || i >= 2 * half)
 		return i;
-	return i % 2 ? lines / 2 + i / 2 : i / 2;
+	if (i < 2 * batched) {
+		size_t first = i / (2 * batch) * batch, r = i % (2 * batch);
+
+		return r < batch ? first + r : half + first + r - batch;
+	}
+	i -= 2 * batched;
+	return batched + i / 2 + (i % 2 ? half : 0);
 }
 
-Test(flushcache_order, avx512_movdir64b_two_streams, .init = setup, .fini = teardown)
+Test(flushcache_order, two_streams, .init = setup, .fini = teardown)
 {
 	static const size_t sizes[] = { (8u << 10) - LINE, 8u << 10, (8u << 10) + LINE,
-					(64u << 10) + 3 * LINE };
-	int idx = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b");
+					(8u << 10) + 6 * LINE, (64u << 10) + 3 * LINE };
+	static const struct {
+		const char *name;
+		size_t batch;
+	} v[] = { { "avx512_movdir64b", 1 }, { "avx512_x2", 16 } };
+	size_t ran = 0;
 
-	cr_assert_geq(idx, 0, "no avx512_movdir64b variant");
-	if (!kflush_variant_fn(KFLUSH_OP_MEMCPY_FLUSHCACHE, (unsigned int)idx))
-		cr_skip_test("avx512_movdir64b needs avx512f and movdir64b, which this CPU "
-			     "(after KFLUSH_HWCAPS) lacks");
-	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-		size_t n = sizes[k], i = 0;
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		int idx = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, v[k].name);
 
-		fill_arena(n);
-		expect_in_order(KFLUSH_OP_MEMCPY_FLUSHCACHE, (unsigned int)idx, arena,
-				(uint64_t)(uintptr_t)(arena + SRC_OFF), n, "src+0");
-		while (i < n / LINE && o.seq[i] == two_streams_line(n, i))
-			i++;
-		cr_expect_eq(i, n / LINE, "avx512_movdir64b n=%zu: line %zu stored was line %u, "
-			     "want %zu", n, i, o.seq[i < n / LINE ? i : 0], two_streams_line(n, i));
-		cr_expect(memcmp(arena, arena + SRC_OFF, n) == 0, "avx512_movdir64b n=%zu: wrong "
-			  "bytes", n);
+		cr_assert_geq(idx, 0, "no %s variant", v[k].name);
+		if (!kflush_variant_fn(KFLUSH_OP_MEMCPY_FLUSHCACHE, (unsigned int)idx)) {
+			cr_log_info("%s: not usable on this CPU (after KFLUSH_HWCAPS)", v[k].name);
+			continue;
+		}
+		ran++;
+		for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+			size_t n = sizes[z], i = 0;
+
+			fill_arena(n);
+			expect_in_order(KFLUSH_OP_MEMCPY_FLUSHCACHE, (unsigned int)idx, arena,
+					(uint64_t)(uintptr_t)(arena + SRC_OFF), n, "src+0");
+			while (i < n / LINE && o.seq[i] == two_streams_line(n, i, v[k].batch))
+				i++;
+			cr_expect_eq(i, n / LINE, "%s n=%zu: line %zu stored was line %u, want %zu",
+				     v[k].name, n, i, o.seq[i < n / LINE ? i : 0],
+				     two_streams_line(n, i, v[k].batch));
+			cr_expect(memcmp(arena, arena + SRC_OFF, n) == 0, "%s n=%zu: wrong bytes",
+				  v[k].name, n);
+		}
 	}
+	if (!ran)
+		cr_skip_test("neither avx512_movdir64b nor avx512_x2 usable here");
 }
 
 /* A variant's call stores the destination's lines; @n as the kind of variant needs. */
@@ -165,8 +187,9 @@ static size_t long_enough(enum kflush_op op, unsigned int v)
 {
 	const char *name = kflush_variant_name(op, v);
 
-	/* Two streams of movdir64b lines from 8 KiB; below, the avx512 block. */
-	if (op == KFLUSH_OP_MEMCPY_FLUSHCACHE && strstr(name, "movdir64b"))
+	/* Two streams of lines from 8 KiB; below, the avx512 block. */
+	if (op == KFLUSH_OP_MEMCPY_FLUSHCACHE &&
+	    (strstr(name, "movdir64b") || strcmp(name, "avx512_x2") == 0))
 		return 512u << 10;
 	/* Several 32-line blocks, then seven single lines. */
 	return 4096 + 7 * LINE;

@@ -19,11 +19,12 @@
  * is NT. The "_short_cached" variants have no cached edge lines: a call
  * with a sub-word edge stores nothing NT below 768 bytes (a copy) or 384
  * (a fill), and from there every byte NT.
- * avx512_movdir64b's copies of 1..64 bytes with a sub-word edge, and
- * avx512_short_cached's fills of 1..128, are one masked 64-byte store
- * (a fill above 64 bytes: one whole 64-byte store, then one masked)
- * where those bytes stay in the destination's page, touching no vector
- * register that needs vzeroupper (libkflush(7), Variants).
+ * avx512_movdir64b's and avx512_x2's copies of 1..64 bytes with a
+ * sub-word edge, and avx512_short_cached's fills of 1..128, are one
+ * masked 64-byte store (a fill above 64 bytes: one whole 64-byte store,
+ * then one masked) where those bytes stay in the destination's page,
+ * touching no vector register that needs vzeroupper (libkflush(7),
+ * Variants).
  * test_flushcache.c checks the bytes and test_persistence.c the lines;
  * this catches a path that is correct but not the one measured (a
  * condition that can never be true still copies right, through movnti).
@@ -83,7 +84,8 @@ Test(flushcache_stores, vector_struct_pages, .init = ts_setup, .fini = ts_teardo
 	static const struct {
 		const char *name;
 		size_t line_width;
-	} vec[] = { { "avx2", 16 }, { "avx512", 16 }, { "avx512_movdir64b", 16 } };
+	} vec[] = { { "avx2", 16 }, { "avx512", 16 }, { "avx512_movdir64b", 16 },
+		    { "avx512_x2", 16 } };
 	size_t ran = 0;
 
 	for (size_t v = 0; v < sizeof(vec) / sizeof(vec[0]); v++) {
@@ -114,36 +116,47 @@ Test(flushcache_stores, vector_struct_pages, .init = ts_setup, .fini = ts_teardo
 }
 
 /*
- * avx512_movdir64b (libkflush(7), Variants): an aligned line is two
- * 32-byte vmovntdq below 768 bytes, one 64-byte store from there, and a
- * movdir64b from 8 KiB (in two streams: test_flushcache_order.c); the
- * lone 64-byte line is four movntdq (vector_struct_pages). Line-aligned
- * copies on both sides of each size, so every store is part of a line.
+ * avx512_movdir64b and avx512_x2 (libkflush(7), Variants): an aligned
+ * line is two 32-byte vmovntdq below 768 bytes, one 64-byte store from
+ * there; from 8 KiB a movdir64b in avx512_movdir64b, a 64-byte vmovntdq
+ * in avx512_x2 (both in two streams: test_flushcache_order.c); the lone
+ * 64-byte line is four movntdq (vector_struct_pages). Line-aligned copies
+ * on both sides of each size, so every store is part of a line.
  */
-Test(flushcache_stores, avx512_movdir64b_lines, .init = ts_setup, .fini = ts_teardown)
+Test(flushcache_stores, avx512_stream_lines, .init = ts_setup, .fini = ts_teardown)
 {
 	static const size_t sizes[] = { 128, 192, 256, 704, 768, 1024, (8u << 10) - 64, 8u << 10,
-					(8u << 10) + 64 };
-	kflush_memcpy_flushcache_fn fn =
-		(kflush_memcpy_flushcache_fn)ts_variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b");
+					(8u << 10) + 64, (16u << 10) + 3 * 64 };
+	static const char *const names[] = { "avx512_movdir64b", "avx512_x2" };
+	size_t ran = 0;
 
-	if (!fn)
-		cr_skip_test("avx512_movdir64b needs avx512f and movdir64b, which this CPU "
-			     "(after KFLUSH_HWCAPS) lacks");
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		size_t n = sizes[i], width = n < 768 ? 32 : 64;
-		size_t want_md = n >= (8u << 10) ? n / 64 : 0;
-		struct ts_seen s = traced("avx512_movdir64b", fn, 0, n);
-		size_t nt = ts_nt_stores(&s);
+	for (size_t v = 0; v < 2; v++) {
+		kflush_memcpy_flushcache_fn fn = (kflush_memcpy_flushcache_fn)
+			ts_variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]);
 
-		/* The bulk path has a frame: stack stores are allowed here. */
-		cr_expect_eq(s.nt[width], n / width, "avx512_movdir64b n=%zu: %zu NT stores of %zu B, "
-			     "want %zu", n, s.nt[width], width, n / width);
-		cr_expect_eq(nt, s.nt[width], "avx512_movdir64b n=%zu: NT stores of other widths", n);
-		cr_expect_eq(s.movdir64b, want_md, "avx512_movdir64b n=%zu: %zu of its %zu line "
-			     "stores were movdir64b, documented %zu", n, s.movdir64b, s.nt[64],
-			     want_md);
+		if (!fn) {
+			cr_log_info("%s: not usable on this CPU (after KFLUSH_HWCAPS)", names[v]);
+			continue;
+		}
+		ran++;
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			size_t n = sizes[i], width = n < 768 ? 32 : 64;
+			size_t want_md = n >= (8u << 10) && v == 0 ? n / 64 : 0;
+			struct ts_seen s = traced(names[v], fn, 0, n);
+			size_t nt = ts_nt_stores(&s);
+
+			/* The bulk path has a frame: stack stores are allowed here. */
+			cr_expect_eq(s.nt[width], n / width, "%s n=%zu: %zu NT stores of %zu B, "
+				     "want %zu", names[v], n, s.nt[width], width, n / width);
+			cr_expect_eq(nt, s.nt[width], "%s n=%zu: NT stores of other widths",
+				     names[v], n);
+			cr_expect_eq(s.movdir64b, want_md, "%s n=%zu: %zu of its %zu line stores "
+				     "were movdir64b, documented %zu", names[v], n, s.movdir64b,
+				     s.nt[64], want_md);
+		}
 	}
+	if (!ran)
+		cr_skip_test("neither avx512_movdir64b nor avx512_x2 usable here");
 	cr_log_info("%zu instructions stepped", ts_tracer.steps);
 }
 
@@ -298,7 +311,7 @@ static void expect_all_nt_from(enum kflush_op op, const char *const *names, size
 
 Test(flushcache_stores, long_copies_all_nt, .init = ts_setup, .fini = ts_teardown)
 {
-	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx2",
+	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx512_x2", "avx2",
 					     "avx2_short_cached", "movdir64b", "movnti" };
 
 	expect_all_nt_from(KFLUSH_OP_MEMCPY_FLUSHCACHE, names, sizeof(names) / sizeof(names[0]));
@@ -516,8 +529,9 @@ static void expect_by_line(const char *what, const char *variant, enum kflush_op
 Test(flushcache_stores, short_calls_by_line, .init = ts_setup, .fini = ts_teardown)
 {
 	/* Each name is a variant of the flush-copy, the flush-fill or both. */
-	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx512_short_cached",
-					     "avx2", "avx2_short_cached", "movdir64b", "movnti" };
+	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx512_x2",
+					     "avx512_short_cached", "avx2", "avx2_short_cached",
+					     "movdir64b", "movnti" };
 	static const size_t sizes[] = { 1, 3, 4, 8, 12, 40, 63, 64, 65, 100, 126, 127, 128, 200,
 					 255, 300, 383, 384, 700, 767, 768, 1000 };
 	static const size_t doffs[] = { 0, 1, 3, 4, 8, 13, 56, 60, 63 };
@@ -621,6 +635,7 @@ Test(flushcache_stores, masked_short_calls, .init = ts_setup, .fini = ts_teardow
 		const char *name;
 		size_t max;	/* masked up to here */
 	} v[] = { { KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b", 64 },
+		  { KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_x2", 64 },
 		  { KFLUSH_OP_MEMSET_FLUSHCACHE, "avx512_short_cached", 128 } };
 	/* Every one with a sub-word edge at each of these offsets. */
 	static const size_t sizes[] = { 1, 2, 3, 5, 17, 33, 62, 63, 64, 65, 66, 97, 127, 128, 129 };
@@ -672,5 +687,5 @@ Test(flushcache_stores, masked_short_calls, .init = ts_setup, .fini = ts_teardow
 			}
 	}
 	if (!ran)
-		cr_skip_test("neither avx512_movdir64b nor avx512_short_cached usable here");
+		cr_skip_test("none of avx512_movdir64b, avx512_x2, avx512_short_cached usable here");
 }

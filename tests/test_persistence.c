@@ -152,25 +152,36 @@ ParameterizedTest(struct tu_variant *v, persistence, memset_flushcache)
 }
 
 /*
- * avx512_movdir64b stores movdir64b lines in two streams from 8 KiB
- * (libkflush(7), Variants), the one variant whose path changes beyond the
- * sizes above: one call just past that size, neither end aligned, and
- * one of 512 KiB. Not in the quick plan.
+ * avx512_movdir64b and avx512_x2 store their lines in two streams from
+ * 8 KiB (libkflush(7), Variants), the variants whose path changes beyond
+ * the sizes above: for each, one call just past that size, neither end
+ * aligned, one whose halves end in lines left over from avx512_x2's
+ * 16-line batches, and one of 512 KiB. Not in the quick plan.
  */
-Test(persistence, avx512_movdir64b_stream)
+Test(persistence, two_streams)
 {
-	int idx = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b");
-	kflush_fn fn;
+	static const char *const names[] = { "avx512_movdir64b", "avx512_x2" };
+	size_t ran = 0;
 
-	cr_assert_geq(idx, 0, "no avx512_movdir64b variant");
-	fn = kflush_variant_fn(KFLUSH_OP_MEMCPY_FLUSHCACHE, (unsigned int)idx);
-	if (!fn)
-		cr_skip_test("avx512_movdir64b needs avx512f and movdir64b, which this CPU "
-			     "(after KFLUSH_HWCAPS) lacks");
 	if (tp_quick())
-		cr_skip_test("KFLUSH_TEST_QUICK: the streamed copy is not in the quick plan");
-	one("avx512_movdir64b", (const void *)fn, TP_COPY, 1, 5, (8u << 10) + 3, 0, 0, 0);
-	one("avx512_movdir64b", (const void *)fn, TP_COPY, 1, 5, (512u << 10) + 3, 0, 0, 0);
+		cr_skip_test("KFLUSH_TEST_QUICK: the streamed copies are not in the quick plan");
+	for (size_t i = 0; i < 2; i++) {
+		int idx = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[i]);
+		kflush_fn fn;
+
+		cr_assert_geq(idx, 0, "no %s variant", names[i]);
+		fn = kflush_variant_fn(KFLUSH_OP_MEMCPY_FLUSHCACHE, (unsigned int)idx);
+		if (!fn) {
+			cr_log_info("%s: not usable on this CPU (after KFLUSH_HWCAPS)", names[i]);
+			continue;
+		}
+		ran++;
+		one(names[i], (const void *)fn, TP_COPY, 1, 5, (8u << 10) + 3, 0, 0, 0);
+		one(names[i], (const void *)fn, TP_COPY, 1, 5, (8u << 10) + 389, 0, 0, 0);
+		one(names[i], (const void *)fn, TP_COPY, 1, 5, (512u << 10) + 3, 0, 0, 0);
+	}
+	if (!ran)
+		cr_skip_test("neither avx512_movdir64b nor avx512_x2 usable here");
 	cr_log_info("%zu instructions stepped", tp_steps());
 }
 

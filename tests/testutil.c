@@ -18,11 +18,14 @@
 #include "testutil.h"
 
 /*
- * 8 KiB: where the avx512_movdir64b flush-copy switches to two streams of
- * movdir64b lines (an odd number of lines and an even one past it).
+ * 8 KiB: where the avx512_movdir64b and avx512_x2 flush-copies switch to
+ * two streams of lines (an odd number of lines and an even one past it);
+ * 8 KiB + 389: halves of 67 lines, four of avx512_x2's 16-line batches
+ * and three lines of each half left over.
  */
 const size_t tu_large_sizes[] = { 4095, 4096, 4097, (8u << 10) - 1, (8u << 10) + 65,
-				  (8u << 10) + 130, 65536 + 13, (512u << 10) + 65, (1u << 20) + 7 };
+				  (8u << 10) + 130, (8u << 10) + 389, 65536 + 13, (512u << 10) + 65,
+				  (1u << 20) + 7 };
 const size_t tu_nr_large_sizes = sizeof(tu_large_sizes) / sizeof(tu_large_sizes[0]);
 
 unsigned char tu_guard_byte(size_t i)

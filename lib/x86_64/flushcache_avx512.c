@@ -124,36 +124,77 @@ static __attribute__((noinline)) void avx512_short_set_masked(void *dst, int c, 
 }
 
 /*
- * From MOVDIR64B_STREAM_MIN, the NT edges, and between them the whole
- * lines of the copy's two halves, one line of each in turn (the second
- * half a line longer when their number is odd). One line per store, so no
- * line is left half written (test_flushcache_order.c).
+ * From TWO_STREAMS_MIN, the NT edges, and between them the whole lines of
+ * the copy's two halves in turn (the second half a line longer when their
+ * number is odd): @pass stores @batch lines of the first half, then as
+ * many of the second (@h bytes on); the lines left over one of each half
+ * in turn, with @line. Each store a whole line, so no line is left half
+ * written (test_flushcache_order.c).
  */
-static inline __attribute__((always_inline)) void movdir64b_two_streams(char *d, const char *s,
-									size_t n)
+static inline __attribute__((always_inline)) void
+two_streams(char *d, const char *s, size_t n, size_t batch,
+	    void (*pass)(char *d, const char *s, size_t h), void (*line)(char *d, const char *s))
 {
 	char *last = d + n - 8;
 	const char *slast = s + n - 8;
-	size_t lines, half;
+	size_t lines, half, i = 0;
 
 	nt_edge_head(&d, &s, &n);
 	n = nt_words_to_line(&d, &s, n);
 	lines = n / LINE;
 	half = lines / 2;
-	for (size_t i = 0; i < half; i++) {
-		movdir64b_line(d + i * LINE, s + i * LINE);
-		movdir64b_line(d + (half + i) * LINE, s + (half + i) * LINE);
+	for (; i + batch <= half; i += batch)
+		pass(d + i * LINE, s + i * LINE, half * LINE);
+	for (; i < half; i++) {
+		line(d + i * LINE, s + i * LINE);
+		line(d + (half + i) * LINE, s + (half + i) * LINE);
 	}
 	if (lines & 1)
-		movdir64b_line(d + (lines - 1) * LINE, s + (lines - 1) * LINE);
+		line(d + (lines - 1) * LINE, s + (lines - 1) * LINE);
 	d += lines * LINE;
 	s += lines * LINE;
 	nt_edge_tail(d, s, n - lines * LINE, last, slast);
 }
 
+/* movdir64b loads nothing into registers: one line of each half in turn. */
+static inline __attribute__((always_inline)) void movdir64b_pair(char *d, const char *s, size_t h)
+{
+	movdir64b_line(d, s);
+	movdir64b_line(d + h, s + h);
+}
+
 /*
- * avx512 below MOVDIR64B_STREAM_MIN bytes, movdir64b lines in two streams
- * from there, bound only by a per-CPU rule. On the Intel Xeon that KVM
+ * 16 lines of each half, all 32 zmm loaded before the first store (the
+ * avx512 block's loads, from two places), stored one half's lines after
+ * the other's, in order.
+ */
+#define AVX512_X2_BATCH 16
+
+static inline __attribute__((always_inline)) void avx512_x2_pass(char *d, const char *s, size_t h)
+{
+	__m512i v[2 * AVX512_X2_BATCH];
+
+	_Pragma("GCC unroll 16")
+	for (int i = 0; i < AVX512_X2_BATCH; i++) {
+		v[i] = _mm512_loadu_si512(s + i * LINE);
+		v[AVX512_X2_BATCH + i] = _mm512_loadu_si512(s + h + i * LINE);
+	}
+	_Pragma("GCC unroll 32")
+	for (int i = 0; i < 2 * AVX512_X2_BATCH; i++) {
+		_mm512_stream_si512((void *)(d + (i < AVX512_X2_BATCH ? 0 : h) +
+					     (i % AVX512_X2_BATCH) * LINE), v[i]);
+		nt_in_order();
+	}
+}
+
+/*
+ * The two rule-bound variants below store the lines of copies from
+ * TWO_STREAMS_MIN in two streams: avx512_movdir64b with movdir64b,
+ * avx512_x2 with the avx512 block's loads and zmm stores. Below, both are
+ * avx512 with avx2's lines under YMM_LINES_BELOW, and their short calls
+ * are the same (avx512_short_copy_masked()).
+ *
+ * avx512_movdir64b: on the Intel Xeon that KVM
  * presents as family 6 model 0xa7, one stream of movdir64b lines ran
  * 0.86-0.92 of the avx512 block's time from 384 KiB at fixed sizes but
  * 0.95-1.03 at random ones (with a gap after each copy the prefetchers do
@@ -168,8 +209,15 @@ static inline __attribute__((always_inline)) void movdir64b_two_streams(char *d,
  * against one stream's 1.16-1.25x; hot, two streams 0.93-1.02 of one,
  * most 0.97-1.00 (three runs of 7-9 rounds); bulk 1-256 MiB, the bound
  * 1.12-1.18x PMDK where one stream had run 0.88-1.16x.
+ *
+ * avx512_x2: on the Intel Xeon family 6 model 0xcf (Emerald Rapids, a
+ * guest with movdir64b), the roofs from 8 KiB, cold, over the bound
+ * avx512 in the same runs (geometric means, three sweep runs of 11
+ * rounds, CPU time, and a default run): the avx512 two-stream roof
+ * 1.06-1.10x, the movdir64b one 0.86-1.09x, bulk 1-256 MiB 1.09x and
+ * 0.99x; hot, every roof within 1.00-1.03x of one another.
  */
-#define MOVDIR64B_STREAM_MIN (8u << 10)
+#define TWO_STREAMS_MIN (8u << 10)
 
 /*
  * Below this many bytes its lines are avx2's, two 32-byte vmovntdq each,
@@ -188,12 +236,15 @@ static inline __attribute__((always_inline)) void movdir64b_two_streams(char *d,
  */
 #define YMM_LINES_BELOW 768
 
-static __attribute__((noinline)) void avx512_movdir64b_lines(char *d, const char *s, size_t n)
+static inline __attribute__((always_inline)) void
+avx512_stream_lines(char *d, const char *s, size_t n, int movdir64b)
 {
-	_Static_assert(MOVDIR64B_STREAM_MIN >= FLUSHCACHE_NT_EDGES_MIN, "NT edges from there");
+	_Static_assert(TWO_STREAMS_MIN >= FLUSHCACHE_NT_EDGES_MIN, "NT edges from there");
 	_Static_assert(YMM_LINES_BELOW <= FLUSHCACHE_NT_EDGES_MIN, "one edge rule for the ymm lines");
-	if (n >= MOVDIR64B_STREAM_MIN)
-		movdir64b_two_streams(d, s, n);
+	if (n >= TWO_STREAMS_MIN && movdir64b)
+		two_streams(d, s, n, 1, movdir64b_pair, movdir64b_line);
+	else if (n >= TWO_STREAMS_MIN)
+		two_streams(d, s, n, AVX512_X2_BATCH, avx512_x2_pass, avx512_line);
 	else if (n < YMM_LINES_BELOW)
 		flushcache_lines(d, s, n, FLUSHCACHE_NT_EDGES_MIN, AVX2_BLOCK, avx2_block,
 				 avx2_line);
@@ -202,8 +253,20 @@ static __attribute__((noinline)) void avx512_movdir64b_lines(char *d, const char
 				 avx512_line);
 }
 
-/* Its short calls' lines (below FLUSHCACHE_BULK_MIN) are avx2's too. */
+static __attribute__((noinline)) void avx512_movdir64b_lines(char *d, const char *s, size_t n)
+{
+	avx512_stream_lines(d, s, n, 1);
+}
+
+static __attribute__((noinline)) void avx512_x2_lines(char *d, const char *s, size_t n)
+{
+	avx512_stream_lines(d, s, n, 0);
+}
+
+/* Their short calls' lines (below FLUSHCACHE_BULK_MIN) are avx2's too. */
 FLUSHCACHE_ENTRY_AT(memcpy_flushcache_avx512_movdir64b, 0, avx512_movdir64b_lines, avx2_line,
+		    vec_one_line, vec_copy_small, avx512_short_copy_masked)
+FLUSHCACHE_ENTRY_AT(memcpy_flushcache_avx512_x2, 0, avx512_x2_lines, avx2_line,
 		    vec_one_line, vec_copy_small, avx512_short_copy_masked)
 
 FLUSHMOVE_VARIANT(memmove_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_line)
