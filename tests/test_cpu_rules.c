@@ -82,17 +82,21 @@ Test(dispatch, cpu_rules)
 				       KFLUSH_OP_COPY_SAFE, NULL), "Zen 5: no copy_safe rule");
 	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0x8f),
 				       KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "Sapphire Rapids");
+	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
+					 KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "avx512_x2",
+			 "Emerald Rapids flush-copy");
 	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
-				       KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "Emerald Rapids");
+				       KFLUSH_OP_MEMMOVE_FLUSHCACHE, NULL), "Emerald Rapids: no flush-move rule");
 	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf), KFLUSH_OP_MEMCPY,
-					 NULL), "tuned", "Emerald Rapids memcpy");
+					 NULL), "tuned_prefetchw", "Emerald Rapids memcpy");
 	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xa7), KFLUSH_OP_COPY_SAFE,
 					 NULL), "erms", "model 0xa7 copy_safe");
 	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xa7),
 					 KFLUSH_OP_MEMSET_FLUSHCACHE, NULL), "avx512_short_cached",
 			 "model 0xa7 flush-fill");
-	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
-				       KFLUSH_OP_MEMSET_FLUSHCACHE, NULL), "Emerald Rapids: no flush-fill rule");
+	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
+					 KFLUSH_OP_MEMSET_FLUSHCACHE, NULL), "avx512_short_cached",
+			 "Emerald Rapids flush-fill");
 	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf), KFLUSH_OP_COPY_SAFE,
 					 NULL), "erms", "Emerald Rapids copy_safe");
 	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31), KFLUSH_OP_MEMCPY,

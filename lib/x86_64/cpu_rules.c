@@ -101,9 +101,12 @@ static const struct kflush_cpu_rule {
 	 * Intel Emerald Rapids, measured here: tuned's aligned 32-byte loop
 	 * beats rep movsb up to 4 KiB hot and cold (1.02-1.29x hot fixed
 	 * sizes, 1.00-1.51x cold at 512 B-3 KiB) and loses cold from 6 KiB
-	 * (0.88-0.97x); rep movsb has no near-distance crawl here.
+	 * (0.88-0.97x); rep movsb has no near-distance crawl here. With the
+	 * destination's lines asked for at once, as on model 0xa7 below,
+	 * 1.14-1.22x tuned's speed hot and 1.16-1.37x cold up to 2 KiB,
+	 * 1.00-1.05x from there (three copy-bench memcpy runs, 2026-12-06).
 	 */
-	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY, "tuned", { 4096, 0 } },
+	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY, "tuned_prefetchw", { 4096, 0 } },
 	/*
 	 * The same CPU, the fault-safe copy, measured on a guest of it without
 	 * movdir64b: erms (moves below 64 B, rep movsb from there) 1.02-1.05x
@@ -111,6 +114,25 @@ static const struct kflush_cpu_rule {
 	 * runs (11 rounds, CPU time), a tie cold; as on model 0xa7.
 	 */
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_COPY_SAFE, "erms", { 0, 0 } },
+	/*
+	 * The same CPU, the flush-copy: avx512's lines in two streams from
+	 * 8 KiB (avx512_x2, flushcache_avx512.c), three copy-bench sweep and
+	 * bulk runs (11 rounds, CPU time, 2026-12-06), its speed over
+	 * avx512's: cold 1.05-1.06x at random sizes and 1.09-1.11x at fixed
+	 * ones from 8 KiB, bulk 1-256 MiB 1.09-1.11x (PMDK 0.99-1.01x avx512);
+	 * hot 0.99-1.00x; below 2 KiB avx512_movdir64b's short paths, 1.04x
+	 * cold at 96 B and under, 0.99-1.01x elsewhere.
+	 */
+	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_x2", { 0, 0 } },
+	/*
+	 * The same CPU, the flush-fill: avx512_short_cached (model 0xa7's
+	 * rule below, which has the reasons) 1.09-1.10x avx512's speed cold
+	 * at 96 B and under, 1.05-1.08x cold at 97 B-2 KiB, 1.02-1.04x hot at
+	 * 96 B and under, 0.98-0.99x hot at 97 B-2 KiB and 0.99-1.00x from
+	 * 2 KiB (three copy-bench set runs, 11 rounds, CPU time, 2026-12-06).
+	 */
+	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx512_short_cached",
+	  { 0, 0 } },
 	/*
 	 * Family 6 model 0xa7 as a KVM guest reports it ("Intel(R) Xeon(R)
 	 * Processor", avx512_fp16, amx, movdir64b, 480 MiB L3), measured
