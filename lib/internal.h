@@ -127,6 +127,7 @@ extern struct kflush_memcpy_tuning kflush_memcpy_tuning;
 /* The CPU as detected: CPUID(0) vendor and CPUID(1).EAX. */
 extern char kflush_cpu_vendor[13];
 extern uint32_t kflush_cpu_eax1;
+extern int kflush_cpu_rules_off;
 
 void kflush_cpu_detect(void);
 

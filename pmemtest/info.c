@@ -72,9 +72,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: pmemtest [--json] info\n"
 		"\n"
-		"CPU features (raw and after KFLUSH_HWCAPS), the variant bound for every\n"
-		"libkflush operation, and the dax devices and pmem namespaces found by\n"
-		"libdaxctl / libndctl.\n");
+		"CPU features (raw and after KFLUSH_HWCAPS), KFLUSH_CPU_RULES, the variant\n"
+		"bound for every libkflush operation, and the dax devices and pmem\n"
+		"namespaces found by libdaxctl / libndctl.\n");
 }
 
 int cmd_info(const struct pmemtest_global *g, int argc, char **argv)
@@ -83,7 +83,7 @@ int cmd_info(const struct pmemtest_global *g, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *hw = getenv("KFLUSH_HWCAPS");
+	const char *hw = getenv("KFLUSH_HWCAPS"), *rules = getenv("KFLUSH_CPU_RULES");
 	int c, n;
 
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -106,6 +106,8 @@ int cmd_info(const struct pmemtest_global *g, int argc, char **argv)
 		json_object_object_add(doc, "cpu_features", features_json(kflush_cpu_features_raw()));
 		json_object_object_add(doc, "cpu_features_masked", features_json(kflush_cpu_features()));
 		json_object_object_add(doc, "kflush_hwcaps", hw ? json_object_new_string(hw) : NULL);
+		json_object_object_add(doc, "kflush_cpu_rules",
+				       rules ? json_object_new_string(rules) : NULL);
 		json_object_object_add(doc, "cache_line", json_object_new_int((int)kflush_cache_line_size()));
 		for (int op = 0; op < KFLUSH_NR_OPS; op++) {
 			json_object *o = json_object_new_object(), *v = json_object_new_array();
@@ -136,6 +138,7 @@ int cmd_info(const struct pmemtest_global *g, int argc, char **argv)
 	print_features("cpu features:", kflush_cpu_features_raw());
 	print_features("after KFLUSH_HWCAPS:", kflush_cpu_features());
 	printf("%-22s %s\n", "KFLUSH_HWCAPS:", hw ? hw : "(not set)");
+	printf("%-22s %s\n", "KFLUSH_CPU_RULES:", rules ? rules : "(not set)");
 	printf("%-22s %u\n", "cache line:", kflush_cache_line_size());
 	printf("\nbound variants:\n");
 	for (int op = 0; op < KFLUSH_NR_OPS; op++) {

@@ -28,8 +28,10 @@
  *
  * Per-CPU rules (libkflush(7), DISPATCH, Per-CPU rules) are copied into
  * doc_rules[] (tests/doc_rules.c): every binding expectation above applies
- * the documented rule for this host's own CPUID first. The rule function
- * itself is held to them in test_cpu_rules.c.
+ * the documented rule for this host's own CPUID first, but under
+ * KFLUSH_CPU_RULES=0, which must bind by the precedence alone (so a
+ * rule-only variant shows up as such even on a CPU whose rule names it).
+ * The rule function itself is held to them in test_cpu_rules.c.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -164,16 +166,17 @@ static uint64_t mask_bits(const char *mask)
 
 /*
  * The documented variant this host binds with `have`: its index in doc[].
- * The host's per-CPU rule first, if `have` runs its variant.
+ * The host's per-CPU rule first, if `have` runs its variant and @rules
+ * (KFLUSH_CPU_RULES=0 turns them off, libkflush(7), ENVIRONMENT).
  */
-static size_t expected(const struct doc_op *d, uint64_t have)
+static size_t expected_rules(const struct doc_op *d, uint64_t have, int rules)
 {
 	size_t n = doc_count(d);
 	const struct doc_rule *r;
 
 	if (!doc_host.vendor[0])
 		doc_read_host();
-	r = doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model, d->op);
+	r = rules ? doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model, d->op) : NULL;
 	for (size_t i = 0; r && i < n; i++)
 		if (strcmp(d->v[i].name, r->variant) == 0 &&
 		    (needs_bits(d->v[i].needs) & ~have) == 0)
@@ -183,6 +186,19 @@ static size_t expected(const struct doc_op *d, uint64_t have)
 			return i;
 	cr_assert_fail("%s: the documentation leaves it unbound", d->name);
 	return 0;
+}
+
+static size_t expected(const struct doc_op *d, uint64_t have)
+{
+	return expected_rules(d, have, 1);
+}
+
+/* Whether this process runs with the per-CPU rules (KFLUSH_CPU_RULES). */
+static int own_rules(void)
+{
+	const char *v = getenv("KFLUSH_CPU_RULES");
+
+	return !v || strcmp(v, "0") != 0;
 }
 
 __attribute__((constructor)) static void dump_and_exit(void)
@@ -234,11 +250,14 @@ static void read_all(int fd, char *buf, size_t max)
 	close(fd);
 }
 
-/* Re-run this program with KFLUSH_HWCAPS=mask (NULL: unset) and parse its dump. */
-static void spawn_dump(const char *mask, struct child *c)
+/*
+ * Re-run this program with KFLUSH_HWCAPS=mask and KFLUSH_CPU_RULES=rules
+ * (NULL: unset) and parse its dump.
+ */
+static void spawn_dump_rules(const char *mask, const char *rules, struct child *c)
 {
 	static char self[4096];
-	char out[OUT_MAX], *envp[512], *hw = NULL, *line, *save;
+	char out[OUT_MAX], *envp[512], *hw = NULL, *ru = NULL, *line, *save;
 	static char dump_var[] = DUMP_ENV "=1";
 	char *argv[] = { self, NULL };
 	int po[2], pe[2], status, nenv = 0, nbound = 0, nentry = 0;
@@ -249,12 +268,16 @@ static void spawn_dump(const char *mask, struct child *c)
 	cr_assert(sl > 0);
 	self[sl] = '\0';
 	for (char **e = environ; *e && nenv < 508; e++)
-		if (strncmp(*e, "KFLUSH_HWCAPS=", 14) != 0)
+		if (strncmp(*e, "KFLUSH_HWCAPS=", 14) != 0 && strncmp(*e, "KFLUSH_CPU_RULES=", 17) != 0)
 			envp[nenv++] = *e;
 	envp[nenv++] = dump_var;
 	if (mask) {
 		cr_assert(asprintf(&hw, "KFLUSH_HWCAPS=%s", mask) > 0);
 		envp[nenv++] = hw;
+	}
+	if (rules) {
+		cr_assert(asprintf(&ru, "KFLUSH_CPU_RULES=%s", rules) > 0);
+		envp[nenv++] = ru;
 	}
 	envp[nenv] = NULL;
 
@@ -273,6 +296,7 @@ static void spawn_dump(const char *mask, struct child *c)
 	read_all(pe[0], c->err, sizeof(c->err));
 	cr_assert(waitpid(pid, &status, 0) == pid);
 	free(hw);
+	free(ru);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		  "child with KFLUSH_HWCAPS=%s failed; stderr: %s", mask ? mask : "(unset)", c->err);
 
@@ -300,7 +324,13 @@ static void spawn_dump(const char *mask, struct child *c)
 	cr_assert_eq(nentry, KFLUSH_NR_OPS, "child printed %d entry points", nentry);
 }
 
-static void check_child(const char *mask, const struct child *c)
+static void spawn_dump(const char *mask, struct child *c)
+{
+	spawn_dump_rules(mask, NULL, c);
+}
+
+/* The child's binding against the documentation, with or without the rules. */
+static void check_child_rules(const char *mask, int rules, const struct child *c)
 {
 	uint64_t raw = kflush_cpu_features_raw(), have = raw & ~mask_bits(mask);
 
@@ -310,17 +340,23 @@ static void check_child(const char *mask, const struct child *c)
 		     ", expected %#" PRIx64 " (raw less the named bits)", mask, c->features, have);
 	for (size_t o = 0; o < NR_DOC; o++) {
 		const struct doc_op *d = &doc[o];
-		const char *want = d->v[expected(d, have)].name;
+		const char *want = d->v[expected_rules(d, have, rules)].name;
 
 		cr_expect_str_eq(c->bound[d->op], want,
-				 "KFLUSH_HWCAPS=%s: %s bound %s, the documented precedence gives %s",
-				 mask, d->name, c->bound[d->op], want);
+				 "KFLUSH_HWCAPS=%s%s: %s bound %s, the documented precedence gives %s",
+				 mask, rules ? "" : " KFLUSH_CPU_RULES=0", d->name, c->bound[d->op],
+				 want);
 		if (doc_wrapper(d->op))
 			want = "(wrapper)";
 		cr_expect_str_eq(c->entry[d->op], want,
 				 "KFLUSH_HWCAPS=%s: kflush_%s runs %s, documented %s",
 				 mask, d->name, c->entry[d->op], want);
 	}
+}
+
+static void check_child(const char *mask, const struct child *c)
+{
+	check_child_rules(mask, 1, c);
 }
 
 /* The registry lists what the documentation lists: names, order, needs. */
@@ -487,9 +523,9 @@ Test(dispatch, self)
 		int b = kflush_variant_bound(d->op);
 		const char *got = kflush_variant_name(d->op, (unsigned int)b);
 
-		cr_expect(got && strcmp(got, d->v[expected(d, have)].name) == 0,
+		cr_expect(got && strcmp(got, d->v[expected_rules(d, have, own_rules())].name) == 0,
 			  "%s bound %s, documented %s", d->name, got ? got : "(none)",
-			  d->v[expected(d, have)].name);
+			  d->v[expected_rules(d, have, own_rules())].name);
 		cr_expect_eq(kflush_variant_usable(d->op, (unsigned int)b), 1);
 		cr_expect_not_null(kflush_variant_fn(d->op, (unsigned int)b));
 		if (!doc_wrapper(d->op)) {
@@ -586,4 +622,43 @@ Test(dispatch, unknown_names)
 	cr_assert_eq(count(c.err, "'clwb'"), 1, "stderr: %s", c.err);
 	cr_assert_eq(count(c.err, "\n"), 2, "stderr: %s", c.err);
 	check_child("-clwb", &c);
+}
+
+/*
+ * KFLUSH_CPU_RULES=0: the precedence alone, with no mask and with each
+ * feature masked alone; whatever this CPU's rules are, a rule-only
+ * variant is then never bound. 1 is the default; any other value is
+ * reported once and leaves the rules on.
+ */
+Test(dispatch, rules_off)
+{
+	static const char *const bad[] = { "", "00", "off", "1 " };
+	struct child c;
+
+	spawn_dump_rules(NULL, "0", &c);
+	cr_expect_str_empty(c.err, "KFLUSH_CPU_RULES=0 printed: %s", c.err);
+	check_child_rules("", 0, &c);
+	for (size_t i = 0; i < NR_FEATURES; i++) {
+		char mask[64];
+
+		snprintf(mask, sizeof(mask), "-%s", features[i].name);
+		spawn_dump_rules(mask, "0", &c);
+		cr_expect_str_empty(c.err, "KFLUSH_HWCAPS=%s KFLUSH_CPU_RULES=0 printed: %s", mask,
+				    c.err);
+		check_child_rules(mask, 0, &c);
+	}
+	spawn_dump_rules(NULL, "1", &c);
+	cr_expect_str_empty(c.err, "KFLUSH_CPU_RULES=1 printed: %s", c.err);
+	check_child_rules("", 1, &c);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char quoted[64];
+
+		spawn_dump_rules(NULL, bad[i], &c);
+		snprintf(quoted, sizeof(quoted), "KFLUSH_CPU_RULES: ignoring '%s'", bad[i]);
+		cr_expect_eq(count(c.err, quoted), 1, "KFLUSH_CPU_RULES='%s': stderr: %s", bad[i],
+			     c.err);
+		cr_expect_eq(count(c.err, "\n"), 1, "KFLUSH_CPU_RULES='%s': stderr: %s", bad[i],
+			     c.err);
+		check_child_rules("", 1, &c);
+	}
 }

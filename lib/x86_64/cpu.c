@@ -170,19 +170,27 @@ static KFLUSH_EARLY const char *early_getenv(const char *name)
 	return NULL;
 }
 
-static const char *hwcaps_env;
+static const char *hwcaps_env, *rules_env;
+
+/* KFLUSH_CPU_RULES=0: bind by the precedence alone, as on a CPU without rules. */
+int kflush_cpu_rules_off;
 
 KFLUSH_EARLY void kflush_cpu_detect(void)
 {
 	hwcaps_env = early_getenv("KFLUSH_HWCAPS");
+	rules_env = early_getenv("KFLUSH_CPU_RULES");
+	kflush_cpu_rules_off = rules_env && rules_env[0] == '0' && !rules_env[1];
 	kflush_cpu_raw = detect();
 	kflush_cpu_mask = kflush_cpu_raw & ~hwcaps_mask(hwcaps_env, 0);
 }
 
-/* From the constructor: the unknown KFLUSH_HWCAPS entries, now that stdio works. */
+/* From the constructor: the entries it ignored, now that stdio works. */
 void kflush_cpu_report(void)
 {
 	(void)hwcaps_mask(hwcaps_env, 1);
+	if (rules_env && !((rules_env[0] == '0' || rules_env[0] == '1') && !rules_env[1]))
+		fprintf(stderr, "libkflush: KFLUSH_CPU_RULES: ignoring '%s' (0 or 1); the "
+			"per-CPU rules apply\n", rules_env);
 }
 
 /**
