@@ -254,6 +254,17 @@ fam=$(awk -F': ' '/^cpu family/ { printf "0x%x", $2; exit }' /proc/cpuinfo)
 model=$(awk -F': ' '/^model[\t ]*:/ { printf "0x%02x", $2; exit }' /proc/cpuinfo)
 cpu_re="cpu: .* family $fam model $model stepping [0-9]"
 grep -q "^$cpu_re" "$tmp/out" || fail "copy-bench: no '$cpu_re' line"
+# With the per-CPU rules off the cpu line says so (and only then).
+if [ "${KFLUSH_CPU_RULES-}" = 0 ]; then
+	grep -q "^$cpu_re.*; per-CPU rules off (KFLUSH_CPU_RULES=0)" "$tmp/out" ||
+		fail "copy-bench: KFLUSH_CPU_RULES=0 is in the environment, not on the cpu line"
+else
+	! grep -q "per-CPU rules off" "$tmp/out" || fail "copy-bench: rules off, but they are on"
+fi
+expect_rc 0 env KFLUSH_CPU_RULES=0 "$PMEMTEST" copy-bench --buffer 4M --rounds 1 --span 64K \
+	--struct-page 64 --mode struct-page --only pmdk
+grep -q "^$cpu_re.*; per-CPU rules off (KFLUSH_CPU_RULES=0): bound by precedence alone" \
+	"$tmp/out" || fail "copy-bench under KFLUSH_CPU_RULES=0: the cpu line does not say so"
 expect_rc 2 "$PMEMTEST" copy-bench --buffer 4M --rounds 1 --span 64K --sizes 64 --mode struct-page
 expect_rc 0 "$PMEMTEST" init-bench --mode devdax --size 64M --align 2M --methods slow --repeat 1
 grep -q "^  $cpu_re" "$tmp/out" || fail "init-bench: no '$cpu_re' line"

@@ -31,7 +31,9 @@ envelope='
 	(.timestamp | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")) and
 	(.host | str) and (.cpu.model_name | str) and (.cpu.family | num) and
 	(.cpu.model | num) and (.cpu.features | type == "array") and
-	(.cpu.features | all(str)) and (.kernel.release | str) and
+	(.cpu.features | all(str)) and
+	# KFLUSH_CPU_RULES=0, exactly, turns the per-CPU rules off (libkflush(7)).
+	(.cpu.cpu_rules == ($ENV.KFLUSH_CPU_RULES != "0")) and (.kernel.release | str) and
 	(.kernel.machine == "x86_64") and
 	(.options | type == "object") and (.notes | type == "array")'
 results='
@@ -207,6 +209,19 @@ if run "$T/info.json" --json info; then
 	else
 		fail "info --json: not the schema: $(head -c 600 "$T/info.json")"
 	fi
+fi
+
+# KFLUSH_CPU_RULES=0: cpu_rules false in the envelope, the variable as given.
+n=$((n + 1))
+if KFLUSH_CPU_RULES=0 timeout 120 "$PMEMTEST" --json info > "$T/info0.json" 2> "$T/err"; then
+	if KFLUSH_CPU_RULES=0 jq -e --arg cmd info "($envelope) and .cpu.cpu_rules == false and
+		.kflush_cpu_rules == \"0\"" "$T/info0.json" > /dev/null; then
+		echo "ok $n - info --json under KFLUSH_CPU_RULES=0: cpu_rules false"
+	else
+		fail "info --json under KFLUSH_CPU_RULES=0: $(head -c 600 "$T/info0.json")"
+	fi
+else
+	fail "KFLUSH_CPU_RULES=0 pmemtest --json info: exit $?: $(head -c 300 "$T/err")"
 fi
 
 # --output FILE: the same document in the file, nothing on stdout.

@@ -408,7 +408,9 @@ void bench_header(struct bench_res *r, const struct bench_bufs *b, unsigned int 
 		       "libpmem2 (PMEM2_FORCE_GRANULARITY=CACHE_LINE, granularity %s); "
 		       "flushes and drains cost what they cost on DRAM",
 		       b ? b->granularity : "n/a");
-	bench_res_note(r, "cpu: %s; features:%s", cpu, feat);
+	bench_res_note(r, "cpu: %s; features:%s%s", cpu, feat,
+		       output_cpu_rules_off() ? "; per-CPU rules off (KFLUSH_CPU_RULES=0): bound by "
+		       "precedence alone" : "");
 	bench_res_note(r, "medians over %u interleaved rounds; spread = (max-min)/median; "
 		       "x peer = GB/s / best PMDK-or-glibc GB/s; x roof = GB/s / roof GB/s, the roof being the "
 		       "best roof strategy of the size (ERROR: more than 3 %% above it)", rounds);

@@ -103,7 +103,16 @@ static json_object *cpu(void)
 	/* What libkflush uses (after KFLUSH_HWCAPS), and what the CPU has. */
 	output_set(c, "features", features(kflush_cpu_features()));
 	output_set(c, "features_detected", features(kflush_cpu_features_raw()));
+	output_set(c, "cpu_rules", json_object_new_boolean(!output_cpu_rules_off()));
 	return c;
+}
+
+int output_cpu_rules_off(void)
+{
+	const char *v = getenv("KFLUSH_CPU_RULES");
+
+	/* libkflush(7), ENVIRONMENT: exactly "0" turns them off. */
+	return v && strcmp(v, "0") == 0;
 }
 
 json_object *output_doc_new(const char *command, const char *clock, int dram,

@@ -39,6 +39,9 @@ void output_cpuinfo(const char *key, char *buf, size_t len);
  */
 void output_cpu_text(char *buf, size_t len);
 
+/* Whether libkflush runs without its per-CPU rules (KFLUSH_CPU_RULES=0). */
+int output_cpu_rules_off(void);
+
 /* Shorthands for building documents: NULL stays JSON null. */
 void output_set(json_object *o, const char *key, json_object *v);
 json_object *output_str(const char *s);
