@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The documented per-CPU rules and this host's CPUID (tests/doc_rules.h). */
 #include <cpuid.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "doc_rules.h"
@@ -27,6 +28,13 @@ const struct doc_rule doc_rules[] = {
 	{ "GenuineIntel", 0x06, 0xa7, 0xa7, KFLUSH_OP_COPY_SAFE, "erms", 0, 0 },
 };
 const size_t nr_doc_rules = sizeof(doc_rules) / sizeof(doc_rules[0]);
+
+int doc_rules_on(void)
+{
+	const char *v = getenv("KFLUSH_CPU_RULES");
+
+	return !v || strcmp(v, "0") != 0;
+}
 
 uint32_t signature(unsigned int family, unsigned int model)
 {

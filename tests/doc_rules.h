@@ -37,6 +37,12 @@ extern const size_t nr_doc_rules;
 const struct doc_rule *doc_rule_for(const char *vendor, unsigned int family, unsigned int model,
 				    enum kflush_op op);
 
+/*
+ * Whether the library in this process applies its rules: not under
+ * KFLUSH_CPU_RULES=0 (libkflush(7), ENVIRONMENT).
+ */
+int doc_rules_on(void);
+
 /* CPUID(1).EAX for a family and model, as the SDM and APM encode them. */
 uint32_t signature(unsigned int family, unsigned int model);
 

@@ -193,14 +193,6 @@ static size_t expected(const struct doc_op *d, uint64_t have)
 	return expected_rules(d, have, 1);
 }
 
-/* Whether this process runs with the per-CPU rules (KFLUSH_CPU_RULES). */
-static int own_rules(void)
-{
-	const char *v = getenv("KFLUSH_CPU_RULES");
-
-	return !v || strcmp(v, "0") != 0;
-}
-
 __attribute__((constructor)) static void dump_and_exit(void)
 {
 	if (!getenv(DUMP_ENV))
@@ -523,9 +515,9 @@ Test(dispatch, self)
 		int b = kflush_variant_bound(d->op);
 		const char *got = kflush_variant_name(d->op, (unsigned int)b);
 
-		cr_expect(got && strcmp(got, d->v[expected_rules(d, have, own_rules())].name) == 0,
+		cr_expect(got && strcmp(got, d->v[expected_rules(d, have, doc_rules_on())].name) == 0,
 			  "%s bound %s, documented %s", d->name, got ? got : "(none)",
-			  d->v[expected_rules(d, have, own_rules())].name);
+			  d->v[expected_rules(d, have, doc_rules_on())].name);
 		cr_expect_eq(kflush_variant_usable(d->op, (unsigned int)b), 1);
 		cr_expect_not_null(kflush_variant_fn(d->op, (unsigned int)b));
 		if (!doc_wrapper(d->op)) {

@@ -155,7 +155,8 @@ static void path_follows_documented_rule(void)
 	int avoid_near = 0;
 
 	doc_read_host();
-	r = doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model, KFLUSH_OP_MEMCPY);
+	r = doc_rules_on() ? doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model,
+					  KFLUSH_OP_MEMCPY) : NULL;
 	if (r && (strcmp(r->variant, "tuned") == 0 || strcmp(r->variant, "tuned_prefetchw") == 0)) {
 		min = r->movsb_min;
 		avoid_near = r->avoid_near;
