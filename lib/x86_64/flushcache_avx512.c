@@ -215,7 +215,7 @@ static inline __attribute__((always_inline)) void avx512_x2_pass(char *d, const 
  * avx512 in the same runs (geometric means, three sweep runs of 11
  * rounds, CPU time, and a default run): the avx512 two-stream roof
  * 1.06-1.10x, the movdir64b one 0.86-1.09x, bulk 1-256 MiB 1.09x and
- * 0.99x; hot, every roof within 1.00-1.03x of one another.
+ * 0.99x; hot, every roof 1.00-1.03x the bound avx512.
  */
 #define TWO_STREAMS_MIN (8u << 10)
 
