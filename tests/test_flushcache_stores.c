@@ -127,32 +127,35 @@ Test(flushcache_stores, avx512_stream_lines, .init = ts_setup, .fini = ts_teardo
 {
 	static const size_t sizes[] = { 128, 192, 256, 704, 768, 1024, (8u << 10) - 64, 8u << 10,
 					(8u << 10) + 64, (16u << 10) + 3 * 64 };
-	static const char *const names[] = { "avx512_movdir64b", "avx512_x2" };
+	static const struct {
+		const char *name;
+		int movdir64b;	/* its lines from 8 KiB are movdir64b */
+	} vs[] = { { "avx512_movdir64b", 1 }, { "avx512_x2", 0 } };
 	size_t ran = 0;
 
-	for (size_t v = 0; v < 2; v++) {
+	for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++) {
+		const char *name = vs[v].name;
 		kflush_memcpy_flushcache_fn fn = (kflush_memcpy_flushcache_fn)
-			ts_variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[v]);
+			ts_variant(KFLUSH_OP_MEMCPY_FLUSHCACHE, name);
 
 		if (!fn) {
-			cr_log_info("%s: not usable on this CPU (after KFLUSH_HWCAPS)", names[v]);
+			cr_log_info("%s: not usable on this CPU (after KFLUSH_HWCAPS)", name);
 			continue;
 		}
 		ran++;
 		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 			size_t n = sizes[i], width = n < 768 ? 32 : 64;
-			size_t want_md = n >= (8u << 10) && v == 0 ? n / 64 : 0;
-			struct ts_seen s = traced(names[v], fn, 0, n);
+			size_t want_md = n >= (8u << 10) && vs[v].movdir64b ? n / 64 : 0;
+			struct ts_seen s = traced(name, fn, 0, n);
 			size_t nt = ts_nt_stores(&s);
 
 			/* The bulk path has a frame: stack stores are allowed here. */
 			cr_expect_eq(s.nt[width], n / width, "%s n=%zu: %zu NT stores of %zu B, "
-				     "want %zu", names[v], n, s.nt[width], width, n / width);
-			cr_expect_eq(nt, s.nt[width], "%s n=%zu: NT stores of other widths",
-				     names[v], n);
+				     "want %zu", name, n, s.nt[width], width, n / width);
+			cr_expect_eq(nt, s.nt[width], "%s n=%zu: NT stores of other widths", name, n);
 			cr_expect_eq(s.movdir64b, want_md, "%s n=%zu: %zu of its %zu line stores "
-				     "were movdir64b, documented %zu", names[v], n, s.movdir64b,
-				     s.nt[64], want_md);
+				     "were movdir64b, documented %zu", name, n, s.movdir64b, s.nt[64],
+				     want_md);
 		}
 	}
 	if (!ran)
