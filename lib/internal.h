@@ -149,6 +149,6 @@ unsigned int kflush_cpu_family(uint32_t eax1);
 unsigned int kflush_cpu_model(uint32_t eax1);
 int kflush_same(const char *a, const char *b);
 const char *kflush_cpu_rule(const char *vendor, uint32_t eax1, enum kflush_op op,
-			    struct kflush_memcpy_tuning *tuning);
+			    unsigned int nth, struct kflush_memcpy_tuning *tuning);
 
 #endif /* KFLUSH_INTERNAL_H */

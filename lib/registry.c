@@ -67,25 +67,30 @@ static KFLUSH_EARLY int usable(const struct kflush_impl *impl)
 }
 
 /*
- * A per-CPU rule's variant first, if this CPU (after KFLUSH_HWCAPS) can
- * run it and KFLUSH_CPU_RULES is not 0; then the first usable variant in
- * precedence order that is neither never-bound nor rule-only.
+ * This CPU's per-CPU rules first, in their order, unless KFLUSH_CPU_RULES
+ * is 0: the first whose variant the CPU (after KFLUSH_HWCAPS) can run.
+ * Then the first usable variant in precedence order that is neither
+ * never-bound nor rule-only.
  */
 static KFLUSH_EARLY void bind(enum kflush_op op)
 {
 	const struct kflush_impl_list *list = ops[op].list;
-	/* Even when not bound, "tuned" runs with this CPU's switch-over. */
-	const char *rule = kflush_cpu_rules_off ? NULL :
-		kflush_cpu_rule(kflush_cpu_vendor, kflush_cpu_eax1, op,
-				op == KFLUSH_OP_MEMCPY ? &kflush_memcpy_tuning : NULL);
 
-	for (unsigned int i = 0; rule && i < list->nr; i++) {
-		const struct kflush_impl *impl = &list->impls[i];
+	for (unsigned int nth = 0; !kflush_cpu_rules_off; nth++) {
+		/* Even when not bound, "tuned" runs with this CPU's switch-over. */
+		const char *rule = kflush_cpu_rule(kflush_cpu_vendor, kflush_cpu_eax1, op, nth,
+						   op == KFLUSH_OP_MEMCPY ? &kflush_memcpy_tuning : NULL);
 
-		if (kflush_same(impl->name, rule) && usable(impl)) {
-			bound_idx[op] = (int)i;
-			kflush_slot[op] = impl->fn;
-			return;
+		if (!rule)
+			break;
+		for (unsigned int i = 0; i < list->nr; i++) {
+			const struct kflush_impl *impl = &list->impls[i];
+
+			if (kflush_same(impl->name, rule) && usable(impl)) {
+				bound_idx[op] = (int)i;
+				kflush_slot[op] = impl->fn;
+				return;
+			}
 		}
 	}
 	for (unsigned int i = 0; i < list->nr; i++) {

@@ -19,10 +19,12 @@ const struct doc_rule doc_rules[] = {
 	{ "AuthenticAMD", 0x17, 0x31, 0x31, KFLUSH_OP_MEMMOVE_FLUSHCACHE, "avx2_short_cached", 0, 0 },
 	{ "GenuineIntel", 0x06, 0x8f, 0x8f, KFLUSH_OP_MEMCPY, "tuned", 384, 0 },
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY, "tuned_prefetchw", 4096, 0 },
+	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY, "tuned", 4096, 0 },
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_COPY_SAFE, "erms", 0, 0 },
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_x2", 0, 0 },
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx512_short_cached", 0, 0 },
 	{ "GenuineIntel", 0x06, 0xa7, 0xa7, KFLUSH_OP_MEMCPY, "tuned_prefetchw", 4096, 0 },
+	{ "GenuineIntel", 0x06, 0xa7, 0xa7, KFLUSH_OP_MEMCPY, "tuned", 4096, 0 },
 	{ "GenuineIntel", 0x06, 0xa7, 0xa7, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b", 0, 0 },
 	{ "GenuineIntel", 0x06, 0xa7, 0xa7, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx512_short_cached", 0, 0 },
 	{ "GenuineIntel", 0x06, 0xa7, 0xa7, KFLUSH_OP_COPY_SAFE, "erms", 0, 0 },
@@ -46,13 +48,13 @@ uint32_t signature(unsigned int family, unsigned int model)
 }
 
 const struct doc_rule *doc_rule_for(const char *vendor, unsigned int family, unsigned int model,
-				    enum kflush_op op)
+				    enum kflush_op op, unsigned int nth)
 {
 	for (size_t i = 0; i < nr_doc_rules; i++) {
 		const struct doc_rule *r = &doc_rules[i];
 
 		if (r->op == op && strcmp(r->vendor, vendor) == 0 && r->family == family &&
-		    model >= r->model_min && model <= r->model_max)
+		    model >= r->model_min && model <= r->model_max && nth-- == 0)
 			return r;
 	}
 	return NULL;

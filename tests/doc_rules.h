@@ -33,9 +33,12 @@ extern const size_t nr_doc_rules;
 /* libkflush(7), Variants, tuned: the switch-over on a CPU without a rule. */
 #define DOC_TUNED_DEFAULT_MIN 2048
 
-/* The documented rule for one CPU and operation, or NULL. */
+/*
+ * The documented rules for one CPU and operation, in the order they are
+ * tried (an entry "X, else Y" is two): the @nth, 0 first, or NULL.
+ */
 const struct doc_rule *doc_rule_for(const char *vendor, unsigned int family, unsigned int model,
-				    enum kflush_op op);
+				    enum kflush_op op, unsigned int nth);
 
 /*
  * Whether the library in this process applies its rules: not under

@@ -20,31 +20,40 @@
  */
 static void check_rule(const char *vendor, unsigned int family, unsigned int model)
 {
-	for (int op = 0; op < KFLUSH_NR_OPS; op++) {
-		const struct doc_rule *want = doc_rule_for(vendor, family, model, (enum kflush_op)op);
-		struct kflush_memcpy_tuning t = { 12345, 7 };
-		const char *got = kflush_cpu_rule(vendor, signature(family, model),
-						  (enum kflush_op)op, &t);
+	for (int op = 0; op < KFLUSH_NR_OPS; op++)
+		for (unsigned int nth = 0;; nth++) {
+			const struct doc_rule *want = doc_rule_for(vendor, family, model,
+								   (enum kflush_op)op, nth);
+			struct kflush_memcpy_tuning t = { 12345, 7 };
+			const char *got = kflush_cpu_rule(vendor, signature(family, model),
+							  (enum kflush_op)op, nth, &t);
 
-		if (!want) {
-			cr_expect_null(got, "%s family %#x model %#x %s: rule %s, documented none",
-				       vendor, family, model, kflush_op_name((enum kflush_op)op), got);
-			continue;
+			if (!want) {
+				cr_expect_null(got, "%s family %#x model %#x %s rule %u: %s, "
+					       "documented none", vendor, family, model,
+					       kflush_op_name((enum kflush_op)op), nth, got);
+				break;
+			}
+			cr_expect(got && strcmp(got, want->variant) == 0,
+				  "%s family %#x model %#x %s rule %u: %s, documented %s", vendor,
+				  family, model, kflush_op_name((enum kflush_op)op), nth,
+				  got ? got : "none", want->variant);
+			if (op == KFLUSH_OP_MEMCPY && (strcmp(want->variant, "tuned") == 0 ||
+						       strcmp(want->variant, "tuned_prefetchw") == 0))
+				cr_expect(t.movsb_min == want->movsb_min &&
+					  t.avoid_near == want->avoid_near,
+					  "%s family %#x model %#x rule %u: rep movsb from %zu "
+					  "avoid_near %d, documented %zu %d", vendor, family, model,
+					  nth, t.movsb_min, t.avoid_near, want->movsb_min,
+					  want->avoid_near);
+			else	/* only a rule for a tuned variant sets the switch-over */
+				cr_expect(t.movsb_min == 12345 && t.avoid_near == 7,
+					  "%s family %#x model %#x %s rule %u: tuning set by a %s rule",
+					  vendor, family, model, kflush_op_name((enum kflush_op)op),
+					  nth, want->variant);
+			if (!got)
+				break;
 		}
-		cr_expect(got && strcmp(got, want->variant) == 0,
-			  "%s family %#x model %#x %s: rule %s, documented %s", vendor, family,
-			  model, kflush_op_name((enum kflush_op)op), got ? got : "none", want->variant);
-		if (op == KFLUSH_OP_MEMCPY && (strcmp(want->variant, "tuned") == 0 ||
-					       strcmp(want->variant, "tuned_prefetchw") == 0))
-			cr_expect(t.movsb_min == want->movsb_min && t.avoid_near == want->avoid_near,
-				  "%s family %#x model %#x: rep movsb from %zu avoid_near %d, "
-				  "documented %zu %d", vendor, family, model, t.movsb_min,
-				  t.avoid_near, want->movsb_min, want->avoid_near);
-		else	/* only a rule for a tuned variant sets the switch-over */
-			cr_expect(t.movsb_min == 12345 && t.avoid_near == 7,
-				  "%s family %#x model %#x %s: tuning set by a %s rule", vendor,
-				  family, model, kflush_op_name((enum kflush_op)op), want->variant);
-	}
 }
 
 Test(dispatch, cpu_rules)
@@ -69,53 +78,62 @@ Test(dispatch, cpu_rules)
 	}
 	/* The CPUs of this project's machines, by name. */
 	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
-					 KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "avx2", "Zen 5");
+					 KFLUSH_OP_MEMCPY_FLUSHCACHE, 0, NULL), "avx2", "Zen 5");
 	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
-					 KFLUSH_OP_MEMMOVE_FLUSHCACHE, NULL), "avx2", "Zen 5 flush-move");
+					 KFLUSH_OP_MEMMOVE_FLUSHCACHE, 0, NULL), "avx2", "Zen 5 flush-move");
 	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
-				       KFLUSH_OP_MEMSET_FLUSHCACHE, NULL), "Zen 5: no flush-memset rule");
+				       KFLUSH_OP_MEMSET_FLUSHCACHE, 0, NULL), "Zen 5: no flush-memset rule");
 	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x19, 0x01),
-				       KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "Zen 3: no flush-copy rule");
+				       KFLUSH_OP_MEMCPY_FLUSHCACHE, 0, NULL), "Zen 3: no flush-copy rule");
 	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x19, 0x01),
-					 KFLUSH_OP_COPY_SAFE, NULL), "movsq", "Zen 3 copy_safe");
+					 KFLUSH_OP_COPY_SAFE, 0, NULL), "movsq", "Zen 3 copy_safe");
 	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
-				       KFLUSH_OP_COPY_SAFE, NULL), "Zen 5: no copy_safe rule");
+				       KFLUSH_OP_COPY_SAFE, 0, NULL), "Zen 5: no copy_safe rule");
 	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0x8f),
-				       KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "Sapphire Rapids");
+				       KFLUSH_OP_MEMCPY_FLUSHCACHE, 0, NULL), "Sapphire Rapids");
 	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
-					 KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "avx512_x2",
+					 KFLUSH_OP_MEMCPY_FLUSHCACHE, 0, NULL), "avx512_x2",
 			 "Emerald Rapids flush-copy");
 	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
-				       KFLUSH_OP_MEMMOVE_FLUSHCACHE, NULL), "Emerald Rapids: no flush-move rule");
-	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf), KFLUSH_OP_MEMCPY,
+				       KFLUSH_OP_MEMMOVE_FLUSHCACHE, 0, NULL), "Emerald Rapids: no flush-move rule");
+	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf), KFLUSH_OP_MEMCPY, 0,
 					 NULL), "tuned_prefetchw", "Emerald Rapids memcpy");
-	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xa7), KFLUSH_OP_COPY_SAFE,
+	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf), KFLUSH_OP_MEMCPY, 1,
+					 NULL), "tuned", "Emerald Rapids memcpy without prefetchw");
+	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf), KFLUSH_OP_MEMCPY, 2,
+				       NULL), "Emerald Rapids memcpy: two rules");
+	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xa7), KFLUSH_OP_MEMCPY, 1,
+					 NULL), "tuned", "model 0xa7 memcpy without prefetchw");
+	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
+				       KFLUSH_OP_MEMCPY_FLUSHCACHE, 1, NULL),
+		       "Emerald Rapids flush-copy: one rule");
+	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xa7), KFLUSH_OP_COPY_SAFE, 0,
 					 NULL), "erms", "model 0xa7 copy_safe");
 	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xa7),
-					 KFLUSH_OP_MEMSET_FLUSHCACHE, NULL), "avx512_short_cached",
+					 KFLUSH_OP_MEMSET_FLUSHCACHE, 0, NULL), "avx512_short_cached",
 			 "model 0xa7 flush-fill");
 	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
-					 KFLUSH_OP_MEMSET_FLUSHCACHE, NULL), "avx512_short_cached",
+					 KFLUSH_OP_MEMSET_FLUSHCACHE, 0, NULL), "avx512_short_cached",
 			 "Emerald Rapids flush-fill");
-	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf), KFLUSH_OP_COPY_SAFE,
+	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf), KFLUSH_OP_COPY_SAFE, 0,
 					 NULL), "erms", "Emerald Rapids copy_safe");
-	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31), KFLUSH_OP_MEMCPY,
+	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31), KFLUSH_OP_MEMCPY, 0,
 					 NULL), "avx2", "Zen 2 (Rome) memcpy");
 	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31),
-					 KFLUSH_OP_MEMCPY_FLUSHCACHE, NULL), "avx2_short_cached",
+					 KFLUSH_OP_MEMCPY_FLUSHCACHE, 0, NULL), "avx2_short_cached",
 			 "Zen 2 (Rome) flush-copy");
 	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31),
-					 KFLUSH_OP_MEMSET_FLUSHCACHE, NULL), "avx2_short_cached",
+					 KFLUSH_OP_MEMSET_FLUSHCACHE, 0, NULL), "avx2_short_cached",
 			 "Zen 2 (Rome) flush-fill");
 	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31),
-					 KFLUSH_OP_MEMMOVE_FLUSHCACHE, NULL), "avx2_short_cached",
+					 KFLUSH_OP_MEMMOVE_FLUSHCACHE, 0, NULL), "avx2_short_cached",
 			 "Zen 2 (Rome) flush-move");
-	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31), KFLUSH_OP_CLEAR_PAGES,
+	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31), KFLUSH_OP_CLEAR_PAGES, 0,
 					 NULL), "rep_stosq_page", "Zen 2 (Rome) clear_pages");
-	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31), KFLUSH_OP_CLEAR_PAGE,
+	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31), KFLUSH_OP_CLEAR_PAGE, 0,
 				       NULL), "Zen 2: no clear_page rule");
-	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x19, 0x01), KFLUSH_OP_CLEAR_PAGES,
+	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x19, 0x01), KFLUSH_OP_CLEAR_PAGES, 0,
 				       NULL), "Zen 3: no clear_pages rule");
-	cr_expect_null(kflush_cpu_rule("HygonGenuine", signature(0x18, 0x01), KFLUSH_OP_MEMCPY,
+	cr_expect_null(kflush_cpu_rule("HygonGenuine", signature(0x18, 0x01), KFLUSH_OP_MEMCPY, 0,
 				       NULL), "Hygon: no rule");
 }

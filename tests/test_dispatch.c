@@ -166,8 +166,9 @@ static uint64_t mask_bits(const char *mask)
 
 /*
  * The documented variant this host binds with `have`: its index in doc[].
- * The host's per-CPU rule first, if `have` runs its variant and @rules
- * (KFLUSH_CPU_RULES=0 turns them off, libkflush(7), ENVIRONMENT).
+ * The host's per-CPU rules first, in their order, the first whose variant
+ * `have` runs, if @rules (KFLUSH_CPU_RULES=0 turns them off, libkflush(7),
+ * ENVIRONMENT).
  */
 static size_t expected_rules(const struct doc_op *d, uint64_t have, int rules)
 {
@@ -176,11 +177,13 @@ static size_t expected_rules(const struct doc_op *d, uint64_t have, int rules)
 
 	if (!doc_host.vendor[0])
 		doc_read_host();
-	r = rules ? doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model, d->op) : NULL;
-	for (size_t i = 0; r && i < n; i++)
-		if (strcmp(d->v[i].name, r->variant) == 0 &&
-		    (needs_bits(d->v[i].needs) & ~have) == 0)
-			return i;
+	for (unsigned int nth = 0;
+	     rules && (r = doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model, d->op,
+					nth)); nth++)
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(d->v[i].name, r->variant) == 0 &&
+			    (needs_bits(d->v[i].needs) & ~have) == 0)
+				return i;
 	for (size_t i = 0; i < n; i++)
 		if (!d->v[i].never_bound && (needs_bits(d->v[i].needs) & ~have) == 0)
 			return i;
@@ -534,9 +537,27 @@ Test(dispatch, self)
 }
 
 /*
+ * Where variant @i of @d stands in this host's binding order: its
+ * per-CPU rule's place among the host's rules, then the precedence of the
+ * variants neither never bound nor rule-only; SIZE_MAX if nothing binds it.
+ */
+static size_t bind_rank(const struct doc_op *d, size_t i)
+{
+	const struct doc_rule *r;
+	unsigned int nth;
+
+	for (nth = 0; (r = doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model, d->op,
+					 nth)); nth++)
+		if (strcmp(r->variant, d->v[i].name) == 0)
+			return nth;
+	return d->v[i].never_bound ? SIZE_MAX : nth + i;
+}
+
+/*
  * The masks reach every documented variant this CPU can run that is not
- * never bound or shadowed (an earlier one needing no more always wins):
- * with the mask cases above passing, each of them was really bound.
+ * never bound or shadowed (one ahead of it in the binding order, needing
+ * no more, always wins): with the mask cases above passing, each of them
+ * was really bound.
  */
 Test(dispatch, masks_reach_every_variant)
 {
@@ -544,6 +565,8 @@ Test(dispatch, masks_reach_every_variant)
 	size_t n = build_masks(masks, 512);
 	uint64_t raw = kflush_cpu_features_raw();
 
+	if (!doc_host.vendor[0])
+		doc_read_host();
 	for (size_t o = 0; o < NR_DOC; o++) {
 		const struct doc_op *d = &doc[o];
 		unsigned int seen = 0;
@@ -552,21 +575,14 @@ Test(dispatch, masks_reach_every_variant)
 			seen |= 1U << expected(d, raw & ~mask_bits(masks[m]));
 		for (size_t i = 0; i < doc_count(d); i++) {
 			uint64_t req = needs_bits(d->v[i].needs);
+			size_t rank = bind_rank(d, i);
 			int shadowed = 0;
 
-			const struct doc_rule *r = doc_rule_for(doc_host.vendor, doc_host.family,
-								doc_host.model, d->op);
-
-			/* An earlier variant, or this host's rule's, needing no more wins. */
 			for (size_t j = 0; j < doc_count(d); j++)
 				if (j != i && (needs_bits(d->v[j].needs) & ~req) == 0 &&
-				    ((j < i && !d->v[j].never_bound) ||
-				     (r && strcmp(r->variant, d->v[j].name) == 0)))
+				    bind_rank(d, j) < rank)
 					shadowed = 1;
-			/* A rule-only variant is reached only on a CPU whose rule names it. */
-			if (d->v[i].never_bound == 2 && (!r || strcmp(r->variant, d->v[i].name) != 0))
-				continue;
-			if (d->v[i].never_bound == 1 || (req & ~raw) || shadowed) {
+			if (rank == SIZE_MAX || (req & ~raw) || shadowed) {
 				if (req & ~raw)
 					cr_log_info("%s/%s: this CPU cannot run it", d->name,
 						    d->v[i].name);

@@ -144,8 +144,9 @@ static size_t traced_copy(unsigned char *dst, const unsigned char *src, size_t n
 }
 
 /*
- * Both tuned variants run with the switch-over of this CPU's rule when it
- * names either of them (libkflush(7), Per-CPU rules), else the default.
+ * Both tuned variants run with the switch-over of this CPU's first rule
+ * that names either of them (libkflush(7), Per-CPU rules), else the
+ * default.
  */
 static void path_follows_documented_rule(void)
 {
@@ -155,12 +156,14 @@ static void path_follows_documented_rule(void)
 	int avoid_near = 0;
 
 	doc_read_host();
-	r = doc_rules_on() ? doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model,
-					  KFLUSH_OP_MEMCPY) : NULL;
-	if (r && (strcmp(r->variant, "tuned") == 0 || strcmp(r->variant, "tuned_prefetchw") == 0)) {
-		min = r->movsb_min;
-		avoid_near = r->avoid_near;
-	}
+	for (unsigned int nth = 0;
+	     doc_rules_on() && (r = doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model,
+						 KFLUSH_OP_MEMCPY, nth)); nth++)
+		if (strcmp(r->variant, "tuned") == 0 || strcmp(r->variant, "tuned_prefetchw") == 0) {
+			min = r->movsb_min;
+			avoid_near = r->avoid_near;
+			break;
+		}
 	cr_log_info("%s family %#x model %#x: documented rep movsb from %zu B%s", doc_host.vendor,
 		    doc_host.family, doc_host.model, min,
 		    avoid_near ? ", not at distances 1..31 mod 64" : ", at every distance");

@@ -199,15 +199,18 @@ static void assert_bound(enum kflush_op op, const struct rule *rules)
 
 	if (!doc_host.vendor[0])
 		doc_read_host();
-	r = doc_rules_on() ? doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model, op) :
-		NULL;
 	cr_log_info("%s: bound %s", kflush_op_name(op), got);
-	for (const struct rule *k = rules; r && k->name; k++)
-		if (k->rule_only && strcmp(k->name, r->variant) == 0 && (k->needs & f) == k->needs) {
-			cr_assert_str_eq(got, k->name, "%s: bound %s, this CPU's rule says %s",
-					 kflush_op_name(op), got, k->name);
-			return;
-		}
+	for (unsigned int nth = 0;
+	     doc_rules_on() &&
+	     (r = doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model, op, nth));
+	     nth++)
+		for (const struct rule *k = rules; k->name; k++)
+			if (k->rule_only && strcmp(k->name, r->variant) == 0 &&
+			    (k->needs & f) == k->needs) {
+				cr_assert_str_eq(got, k->name, "%s: bound %s, this CPU's rule says %s",
+						 kflush_op_name(op), got, k->name);
+				return;
+			}
 	for (; rules->name; rules++) {
 		if (rules->rule_only || (rules->needs & f) != rules->needs)
 			continue;
