@@ -16,8 +16,10 @@
  * before Criterion starts. The parent expects kflush_cpu_features_raw()
  * less the named bits, nothing on stderr, and for every operation the
  * first documented variant, not never bound, whose needs that set meets.
- * The masks: none, every feature alone, every pair, each operation's
- * variants peeled off one by one, and all of them.
+ * The masks: none, every feature alone, every pair (not under
+ * KFLUSH_TEST_QUICK), each operation's variants peeled off one by one,
+ * for each variant everything the others of its operation need and it
+ * does not, and all of them.
  *
  * What the entry point really runs is checked apart from what
  * kflush_variant_bound() says: the child resolves each exported
@@ -455,6 +457,19 @@ static size_t build_masks(char (*out)[MASK_MAX], size_t max)
 		for (size_t i = 0; i + 1 < doc_count(&doc[o]); i++) {
 			peel |= needs_bits(doc[o].v[i].needs);
 			ADD(peel);
+		}
+		/*
+		 * Each variant with everything the others need and it does not
+		 * masked: the mask that binds it if any does, also where reaching
+		 * it takes two features off (a pair, not made under
+		 * KFLUSH_TEST_QUICK).
+		 */
+		for (size_t i = 0; i < doc_count(&doc[o]); i++) {
+			uint64_t others = 0, own = needs_bits(doc[o].v[i].needs);
+
+			for (size_t j = 0; j < doc_count(&doc[o]); j++)
+				others |= needs_bits(doc[o].v[j].needs);
+			ADD(others & ~own);
 		}
 	}
 	ADD((1ULL << KFLUSH_CPU_NR_FEATURES) - 1);
