@@ -464,13 +464,12 @@ static size_t build_masks(char (*out)[MASK_MAX], size_t max)
 		 * it takes two features off (a pair, not made under
 		 * KFLUSH_TEST_QUICK).
 		 */
-		for (size_t i = 0; i < doc_count(&doc[o]); i++) {
-			uint64_t others = 0, own = needs_bits(doc[o].v[i].needs);
+		uint64_t all = 0;
 
-			for (size_t j = 0; j < doc_count(&doc[o]); j++)
-				others |= needs_bits(doc[o].v[j].needs);
-			ADD(others & ~own);
-		}
+		for (size_t i = 0; i < doc_count(&doc[o]); i++)
+			all |= needs_bits(doc[o].v[i].needs);
+		for (size_t i = 0; i < doc_count(&doc[o]); i++)
+			ADD(all & ~needs_bits(doc[o].v[i].needs));
 	}
 	ADD((1ULL << KFLUSH_CPU_NR_FEATURES) - 1);
 #undef ADD
