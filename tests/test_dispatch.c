@@ -167,30 +167,42 @@ static uint64_t mask_bits(const char *mask)
 }
 
 /*
- * The documented variant this host binds with `have`: its index in doc[].
- * The host's per-CPU rules first, in their order, the first whose variant
- * `have` runs, if @rules (KFLUSH_CPU_RULES=0 turns them off, libkflush(7),
- * ENVIRONMENT).
+ * Where variant @i of @d stands in this host's binding order: its
+ * per-CPU rule's place among the host's rules for the operation, if
+ * @rules (KFLUSH_CPU_RULES=0 turns them off, libkflush(7), ENVIRONMENT),
+ * then the precedence of the variants neither never bound nor rule-only;
+ * SIZE_MAX if nothing binds it.
  */
-static size_t expected_rules(const struct doc_op *d, uint64_t have, int rules)
+static size_t bind_rank(const struct doc_op *d, size_t i, int rules)
 {
-	size_t n = doc_count(d);
 	const struct doc_rule *r;
+	unsigned int nth;
 
 	if (!doc_host.vendor[0])
 		doc_read_host();
-	for (unsigned int nth = 0;
-	     rules && (r = doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model, d->op,
-					nth)); nth++)
-		for (size_t i = 0; i < n; i++)
-			if (strcmp(d->v[i].name, r->variant) == 0 &&
-			    (needs_bits(d->v[i].needs) & ~have) == 0)
-				return i;
-	for (size_t i = 0; i < n; i++)
-		if (!d->v[i].never_bound && (needs_bits(d->v[i].needs) & ~have) == 0)
-			return i;
-	cr_assert_fail("%s: the documentation leaves it unbound", d->name);
-	return 0;
+	for (nth = 0; rules && (r = doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model,
+						 d->op, nth)); nth++)
+		if (strcmp(r->variant, d->v[i].name) == 0)
+			return nth;
+	return d->v[i].never_bound ? SIZE_MAX : nth + i;
+}
+
+/* The documented variant this host binds with `have`: the runnable one first in the order. */
+static size_t expected_rules(const struct doc_op *d, uint64_t have, int rules)
+{
+	size_t best = SIZE_MAX, at = 0;
+
+	for (size_t i = 0; i < doc_count(d); i++) {
+		size_t rank = bind_rank(d, i, rules);
+
+		if ((needs_bits(d->v[i].needs) & ~have) == 0 && rank < best) {
+			best = rank;
+			at = i;
+		}
+	}
+	if (best == SIZE_MAX)
+		cr_assert_fail("%s: the documentation leaves it unbound", d->name);
+	return at;
 }
 
 static size_t expected(const struct doc_op *d, uint64_t have)
@@ -551,23 +563,6 @@ Test(dispatch, self)
 }
 
 /*
- * Where variant @i of @d stands in this host's binding order: its
- * per-CPU rule's place among the host's rules, then the precedence of the
- * variants neither never bound nor rule-only; SIZE_MAX if nothing binds it.
- */
-static size_t bind_rank(const struct doc_op *d, size_t i)
-{
-	const struct doc_rule *r;
-	unsigned int nth;
-
-	for (nth = 0; (r = doc_rule_for(doc_host.vendor, doc_host.family, doc_host.model, d->op,
-					 nth)); nth++)
-		if (strcmp(r->variant, d->v[i].name) == 0)
-			return nth;
-	return d->v[i].never_bound ? SIZE_MAX : nth + i;
-}
-
-/*
  * The masks reach every documented variant this CPU can run that is not
  * never bound or shadowed (one ahead of it in the binding order, needing
  * no more, always wins): with the mask cases above passing, each of them
@@ -589,12 +584,12 @@ Test(dispatch, masks_reach_every_variant)
 			seen |= 1U << expected(d, raw & ~mask_bits(masks[m]));
 		for (size_t i = 0; i < doc_count(d); i++) {
 			uint64_t req = needs_bits(d->v[i].needs);
-			size_t rank = bind_rank(d, i);
+			size_t rank = bind_rank(d, i, 1);
 			int shadowed = 0;
 
 			for (size_t j = 0; j < doc_count(d); j++)
 				if (j != i && (needs_bits(d->v[j].needs) & ~req) == 0 &&
-				    bind_rank(d, j) < rank)
+				    bind_rank(d, j, 1) < rank)
 					shadowed = 1;
 			if (rank == SIZE_MAX || (req & ~raw) || shadowed) {
 				if (req & ~raw)
