@@ -137,3 +137,39 @@ Test(dispatch, cpu_rules)
 	cr_expect_null(kflush_cpu_rule("HygonGenuine", signature(0x18, 0x01), KFLUSH_OP_MEMCPY, 0,
 				       NULL), "Hygon: no rule");
 }
+
+static int tuned_name(const char *variant)
+{
+	return strcmp(variant, "tuned") == 0 || strcmp(variant, "tuned_prefetchw") == 0;
+}
+
+/*
+ * libkflush(7), Per-CPU rules: the switch-over is the CPU's, not the
+ * variant's, so all of one CPU's rules for the tuned variants carry the
+ * same one. The library sets it from the last such rule it tries and
+ * test_memcpy_tuned.c expects the first; this is what makes them agree.
+ */
+Test(dispatch, cpu_rules_one_switch_over)
+{
+	for (size_t i = 0; i < nr_doc_rules; i++) {
+		const struct doc_rule *a = &doc_rules[i];
+
+		if (a->op != KFLUSH_OP_MEMCPY || !tuned_name(a->variant))
+			continue;
+		for (size_t j = i + 1; j < nr_doc_rules; j++) {
+			const struct doc_rule *b = &doc_rules[j];
+
+			if (b->op != KFLUSH_OP_MEMCPY || !tuned_name(b->variant) ||
+			    strcmp(a->vendor, b->vendor) != 0 || a->family != b->family ||
+			    b->model_max < a->model_min || b->model_min > a->model_max)
+				continue;
+			cr_expect(a->movsb_min == b->movsb_min && a->avoid_near == b->avoid_near,
+				  "%s family %#x models %#x-%#x: %s from %zu B (near %d), %s from "
+				  "%zu B (near %d)", a->vendor, a->family,
+				  a->model_min > b->model_min ? a->model_min : b->model_min,
+				  a->model_max < b->model_max ? a->model_max : b->model_max,
+				  a->variant, a->movsb_min, a->avoid_near, b->variant, b->movsb_min,
+				  b->avoid_near);
+		}
+	}
+}

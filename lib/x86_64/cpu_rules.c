@@ -17,7 +17,7 @@ static const struct kflush_cpu_rule {
 	unsigned int family, model_min, model_max;
 	enum kflush_op op;
 	const char *variant;
-	struct kflush_memcpy_tuning memcpy;	/* for the "tuned" memcpy variant */
+	struct kflush_memcpy_tuning memcpy;	/* tuned's; one per CPU (libkflush(7)) */
 } rules[] = {
 	/*
 	 * AMD Zen 5: the 32-byte NT stores beat the 64-byte ones for cold
