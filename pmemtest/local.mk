@@ -7,7 +7,7 @@
 bin_PROGRAMS += pmemtest/pmemtest
 pmemtest_common_sources = \
 	pmemtest/common/cli.c pmemtest/common/cli.h \
-	pmemtest/common/stats.c pmemtest/common/stats.h \
+	pmemtest/common/stats.c pmemtest/common/stats.h pmemtest/common/rng.h \
 	pmemtest/common/roof.c pmemtest/common/roof.h pmemtest/common/roof_isa.h \
 	pmemtest/common/roof_avx2.c pmemtest/common/roof_avx512.c \
 	pmemtest/common/devices.c pmemtest/common/devices.h \

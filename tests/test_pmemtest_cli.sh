@@ -80,8 +80,13 @@ expect 2 "plot: --json does not apply" -- --json plot "$T/missing.csv"
 expect 2 "plot: --csv does not apply" -- plot --csv "$T/missing.csv"
 expect 2 "--mode '': no name in it" -- copy-bench --mode ''
 expect 2 "--layout ',': no name in it" -- copy-bench --layout ,
-expect 2 "bad --seed '-1'" -- copy-bench --seed -1
-expect 2 "bad --seed '18446744073709551616'" -- copy-bench --seed 18446744073709551616
+# --seed, the same in both commands that take one: any 64-bit value, decimal
+# or 0x hex; no sign, no blank, nothing after the digits, nothing above 2^64-1.
+for cmd in copy-bench init-bench; do
+	for bad in -1 +1 ' 1' 1x 0x 18446744073709551616 0x10000000000000000; do
+		expect 2 "--seed '$bad'" -- $cmd --seed "$bad"
+	done
+done
 
 # Options that leave nothing to measure.
 expect 2 "nothing to measure" -- clear-bench --cache hot --extents 1G
@@ -153,6 +158,15 @@ ok_run "--variant, long only" -- init-bench -q --size 1G --repeat 1 --methods ge
 	--variant movnti
 
 # One name per idea: --repeat everywhere, --rounds its alias.
+if ok_run "init-bench --seed 2^64-1" -- init-bench --json -q --size 1G --repeat 1 --methods fixed \
+	--seed 0xffffffffffffffff; then
+	grep -q '"seed":18446744073709551615[,}]' "$T/out" ||
+		fail "init-bench --seed 0xffffffffffffffff: $(grep -o '"seed":[^,]*' "$T/out")"
+fi
+if ok_run "copy-bench -S 0" -- copy-bench --json -S 0 --mode struct-page --struct-page 64 \
+	--cache hot --repeat 1 --buffer 8M; then
+	grep -q '"seed":0[,}]' "$T/out" || fail "copy-bench -S 0: $(grep -o '"seed":[^,]*' "$T/out")"
+fi
 ok_run "init-bench --rounds (alias)" -- init-bench -q --size 1G --rounds 1 --methods fixed
 ok_run "clear-bench --repeat" -- clear-bench --repeat 1 --buffer 8M --extents 4K --cache hot
 for cmd in init-bench copy-bench clear-bench; do

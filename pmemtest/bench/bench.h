@@ -141,8 +141,6 @@ void bench_calls_free(struct bench_calls *c);
 /* Sets c->lines from the calls (bench_calls_make() does; a table made by hand must). */
 void bench_calls_mark_lines(struct bench_calls *c);
 
-uint64_t bench_rand(uint64_t *state);
-
 /*
  * The order contenders run in round @round: a permutation of 0..n-1, new
  * each round and the same in every run. Not a rotation: with a fixed

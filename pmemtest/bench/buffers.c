@@ -19,32 +19,21 @@
 #include "bench.h"
 #include "../common/cli.h"
 #include "../common/output.h"
+#include "../common/rng.h"
 
 void bench_round_order(size_t *order, size_t n, unsigned int round)
 {
-	uint64_t st = 0x9E3779B97F4A7C15ULL * (round + 1);
+	uint64_t st = rng_start(round);
 
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
 	/* Fisher-Yates from a generator of its own: the call tables' stay as they were. */
 	for (size_t i = n; i > 1; i--) {
-		size_t j = (size_t)(bench_rand(&st) % i), t = order[i - 1];
+		size_t j = (size_t)(rng_next(&st) % i), t = order[i - 1];
 
 		order[i - 1] = order[j];
 		order[j] = t;
 	}
-}
-
-uint64_t bench_rand(uint64_t *state)
-{
-	/* xorshift64*: plenty for picking sizes and offsets, and repeatable. */
-	uint64_t x = *state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*state = x;
-	return x * 0x2545F4914F6CDD1DULL;
 }
 
 static bool wall_clock = true;
@@ -77,17 +66,17 @@ uint64_t bench_now(void)
 
 void bench_fill(void *p, size_t n, uint64_t seed)
 {
-	uint64_t st = seed | 1;
+	uint64_t st = rng_start(seed);
 	char *c = p;
 	size_t i = 0;
 
 	for (; i + 8 <= n; i += 8) {
-		uint64_t v = bench_rand(&st) | 0x0101010101010101ULL;
+		uint64_t v = rng_next(&st) | 0x0101010101010101ULL;
 
 		memcpy(c + i, &v, 8);
 	}
 	for (; i < n; i++)
-		c[i] = (char)((bench_rand(&st) & 0x7f) | 1);
+		c[i] = (char)((rng_next(&st) & 0x7f) | 1);
 }
 
 static const char *gran_name(enum pmem2_granularity g)
@@ -286,12 +275,12 @@ static size_t pick_len(enum bench_layout layout, size_t size, size_t lo, uint64_
 	case BENCH_RANDOM:
 		a = size - size / 4;
 		z = size + size / 4;
-		return a + (size_t)(bench_rand(rng) % (z - a + 1));
+		return a + (size_t)(rng_next(rng) % (z - a + 1));
 	case BENCH_MIX:
 		if (lo >= size)
 			return size;
 		/* Log-uniform: as many 1..2 B copies as 32..64 KiB ones. */
-		a = (size_t)exp(log((double)lo) + (double)(bench_rand(rng) >> 11) / 9007199254740992.0 *
+		a = (size_t)exp(log((double)lo) + (double)(rng_next(rng) >> 11) / 9007199254740992.0 *
 				(log((double)size + 1) - log((double)lo)));
 		return a < lo ? lo : a > size ? size : a;
 	}
@@ -342,19 +331,19 @@ int bench_calls_make(struct bench_calls *c, enum bench_layout layout, size_t siz
 			 * under 4; the move starts anywhere in its first line,
 			 * so its edge lines are partial as a caller's are.
 			 */
-			size_t o = (size_t)(bench_rand(rng) % 64);
+			size_t o = (size_t)(rng_next(rng) % 64);
 
 			od = o + (layout == BENCH_UP ? delta : 0);
 			os = o + (layout == BENCH_DOWN ? delta : 0);
 		} else if (layout != BENCH_FIXED && layout != BENCH_PACKED) {
-			od = (size_t)(bench_rand(rng) % 64);
-			os = (size_t)(bench_rand(rng) % 64);
+			od = (size_t)(rng_next(rng) % 64);
+			os = (size_t)(rng_next(rng) % 64);
 		}
 		if (hot && layout == BENCH_MIX) {
 			/* Anywhere in the warm window: no pattern to learn. */
 			size_t room = hot_span - line_up(len) - 64;
 
-			pos = (size_t)(bench_rand(rng) % (room / 64 + 1)) * 64;
+			pos = (size_t)(rng_next(rng) % (room / 64 + 1)) * 64;
 			c->doff[i] = pos + od;
 			c->soff[i] = pos + os;
 		} else {

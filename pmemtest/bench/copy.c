@@ -16,6 +16,7 @@
 #include "copy.h"
 #include "../common/cli.h"
 #include "../common/output.h"
+#include "../common/rng.h"
 
 /* The modes, in the order they run; --mode LIST picks by index. */
 static const struct copy_mode *const modes[] = {
@@ -74,7 +75,8 @@ static void usage(FILE *f)
 "      --cache WHICH       hot, cold or both (default both)\n"
 "  -l, --layout LIST       fixed, random, mix, packed (sweep and set); down,\n"
 "                          up for move (default all)\n"
-"      --seed N            seed of the random sizes and offsets (default 1)\n"
+"  -S, --seed N            seed of the random sizes and offsets, any 64-bit\n"
+"                          integer, decimal or 0x hex (default 1)\n"
 "      --span SIZE         struct-page bytes written per sample (default: the\n"
 "                          whole buffer for 64 B, a quarter of it for other\n"
 "                          sizes, where PMDK crawls at ~0.3 GB/s)\n"
@@ -147,12 +149,11 @@ static int parse_opts(struct copy_opts *o, int argc, char **argv)
 	const struct bench_common com = { &o->rounds, &o->buffer, &o->cache, &o->only };
 	const char *mode_names[NR_MODES];
 	int c, r;
-	char *end;
 
 	for (size_t i = 0; i < NR_MODES; i++)
 		mode_names[i] = modes[i]->name;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":m:s:p:l:" BENCH_COMMON_SHORTOPTS "h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":m:s:p:l:S:" BENCH_COMMON_SHORTOPTS "h", lo, NULL)) != -1) {
 		r = bench_common_opt("copy-bench", c, optarg, &com);
 		if (r < 0)
 			return -1;
@@ -191,10 +192,7 @@ static int parse_opts(struct copy_opts *o, int argc, char **argv)
 				return -1;
 			break;
 		case 'S':
-			errno = 0;
-			o->seed = strtoull(optarg, &end, 0);
-			/* strtoull() takes "-1" as 2^64 - 1 and saturates on overflow. */
-			if (end == optarg || *end || errno || strchr(optarg, '-')) {
+			if (cli_parse_u64(optarg, &o->seed)) {
 				fprintf(stderr, "pmemtest: copy-bench: bad --seed '%s'\n", optarg);
 				return -1;
 			}
@@ -365,7 +363,7 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 	x.o.sizes_run = calloc(x.o.nsizes ? x.o.nsizes : 1, sizeof(*x.o.sizes_run));
 	if (!x.o.sizes_run)
 		cli_die("out of memory");
-	x.rng = x.o.seed * 0x9E3779B97F4A7C15ULL + 1;
+	x.rng = rng_start(x.o.seed);
 	/* From here Ctrl-C stops after the sample and prints what was measured. */
 	progress_catch_interrupt();
 	x.res = bench_res_new("copy-bench", x.o.rounds);

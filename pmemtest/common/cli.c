@@ -168,6 +168,24 @@ int cli_parse_uint(const char *s, unsigned long max, unsigned long *out)
 	return 0;
 }
 
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	/* strtoull() would take "-1" as 2^64 - 1, and skips leading blanks. */
+	if (!s || s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (end == s || *end)
+		return -EINVAL;
+	if (errno)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
 const char *cli_fmt_bytes(uint64_t n, char *buf, size_t len)
 {
 	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };

@@ -18,6 +18,7 @@
 #include "kflush.h"
 #include "../common/cli.h"
 #include "../common/progress.h"
+#include "../common/rng.h"
 
 #define MAX_THREADS INIT_MAX_THREADS
 
@@ -223,7 +224,7 @@ static int bench_ns(const struct pmemtest_global *g, const struct init_opts *o, 
 	replay_fn fns[REPLAY_NR_METHODS] = { 0 };
 	unsigned char line[64] __attribute__((aligned(64)));
 	unsigned int nm = 0;
-	uint64_t seed = o->seed ? o->seed : 1;
+	uint64_t seed = rng_start(o->seed);
 	struct progress prog;
 	int rc = PMEMTEST_EXIT_OK, bad = 0;
 	char failed[128];

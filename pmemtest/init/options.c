@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +58,8 @@ static void usage(FILE *f)
 		"                           the kernel does: streamed, a drain, rewritten) or\n"
 		"                           cached (copied through the cache, rewritten with\n"
 		"                           no drain per compound: what that drain costs)\n"
-		"  -S, --seed N             seed for the verification's random pfns\n"
+		"  -S, --seed N             seed for the verification's random pfns, any\n"
+		"                           64-bit integer, decimal or 0x hex (default 0x5eed)\n"
 		"      --replay-out FILE    after the runs, write the whole struct page array\n"
 		"                           as the replayed kernel leaves it (needs --mode,\n"
 		"                           no --dev; for tools/vm/memmap-cmp)\n"
@@ -203,9 +203,9 @@ int init_parse_opts(int argc, char **argv, struct init_opts *o)
 			o->threads = (unsigned int)v;
 			break;
 		case 'S':
-			if (cli_parse_uint(optarg, ULONG_MAX, &v))
-				cli_die_usage("--seed '%s': expected a positive integer", optarg);
-			o->seed = v;
+			if (cli_parse_u64(optarg, &o->seed))
+				cli_die_usage("--seed '%s': expected an integer from 0 to 2^64 - 1",
+					      optarg);
 			break;
 		case 'C':
 			if (strcmp(optarg, "wall") == 0)

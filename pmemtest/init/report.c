@@ -483,7 +483,7 @@ static json_object *options_json(const struct init_opts *o)
 	output_set(j, "methods", ms);
 	output_set(j, "repeat", json_object_new_int((int)o->repeat));
 	output_set(j, "threads", json_object_new_int((int)o->threads));
-	output_set(j, "seed", json_object_new_int64((int64_t)o->seed));
+	output_set(j, "seed", json_object_new_uint64(o->seed));
 	output_set(j, "clock", output_str(o->cpu_clock ? "cpu" : "wall"));
 	output_set(j, "variant", output_str(o->variant));
 	output_set(j, "pageblock_copy", output_str(replay_pageblock_copy_name(o->pageblock_copy)));

@@ -12,16 +12,7 @@
 #include "init.h"
 #include "kflush.h"
 #include "../common/cli.h"
-
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
+#include "../common/rng.h"
 
 /* The roof streams one template line over the array: no struct page to compare. */
 bool init_method_checked(enum replay_method m)
