@@ -83,7 +83,7 @@ expect 2 "--layout ',': no name in it" -- copy-bench --layout ,
 # --seed, the same in both commands that take one: any 64-bit value, decimal
 # or 0x hex; no sign, no blank, nothing after the digits, nothing above 2^64-1.
 for cmd in copy-bench init-bench; do
-	for bad in -1 +1 ' 1' 1x 0x 18446744073709551616 0x10000000000000000; do
+	for bad in -1 +1 ' 1' 1x 0x 0x-1 '0x 1' 0xg 18446744073709551616 0x10000000000000000; do
 		expect 2 "--seed '$bad'" -- $cmd --seed "$bad"
 	done
 done
@@ -166,6 +166,11 @@ fi
 if ok_run "copy-bench -S 0" -- copy-bench --json -S 0 --mode struct-page --struct-page 64 \
 	--cache hot --repeat 1 --buffer 8M; then
 	grep -q '"seed":0[,}]' "$T/out" || fail "copy-bench -S 0: $(grep -o '"seed":[^,]*' "$T/out")"
+fi
+# Leading zeros are decimal, not C's octal: 010 is ten.
+if ok_run "copy-bench --seed 010" -- copy-bench --json --seed 010 --mode struct-page \
+	--struct-page 64 --cache hot --repeat 1 --buffer 8M; then
+	grep -q '"seed":10[,}]' "$T/out" || fail "copy-bench --seed 010: $(grep -o '"seed":[^,]*' "$T/out")"
 fi
 ok_run "init-bench --rounds (alias)" -- init-bench -q --size 1G --rounds 1 --methods fixed
 ok_run "clear-bench --repeat" -- clear-bench --repeat 1 --buffer 8M --extents 4K --cache hot

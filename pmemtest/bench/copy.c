@@ -193,7 +193,8 @@ static int parse_opts(struct copy_opts *o, int argc, char **argv)
 			break;
 		case 'S':
 			if (cli_parse_u64(optarg, &o->seed)) {
-				fprintf(stderr, "pmemtest: copy-bench: bad --seed '%s'\n", optarg);
+				fprintf(stderr, "pmemtest: copy-bench: bad --seed '%s' (an integer "
+					"from 0 to 2^64 - 1, decimal or 0x hex)\n", optarg);
 				return -1;
 			}
 			break;

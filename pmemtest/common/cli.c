@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -170,15 +171,24 @@ int cli_parse_uint(const char *s, unsigned long max, unsigned long *out)
 
 int cli_parse_u64(const char *s, uint64_t *out)
 {
+	const char *digits = s;
 	unsigned long long v;
+	int base = 10;
 	char *end;
 
-	/* strtoull() would take "-1" as 2^64 - 1, and skips leading blanks. */
 	if (!s || s[0] < '0' || s[0] > '9')
 		return -EINVAL;
+	/* Base 16 after 0x, else 10: "010" is ten, not C's octal eight. */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		digits = s + 2;
+		base = 16;
+	}
+	/* strtoull() would skip blanks and take a sign ("-1" as 2^64 - 1). */
+	if (!isxdigit((unsigned char)digits[0]))
+		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (end == s || *end)
+	v = strtoull(digits, &end, base);
+	if (*end)
 		return -EINVAL;
 	if (errno)
 		return -ERANGE;

@@ -44,9 +44,9 @@ int cli_parse_size(const char *s, uint64_t *out);
 /* Parse a positive integer up to max. */
 int cli_parse_uint(const char *s, unsigned long max, unsigned long *out);
 /*
- * Parse any 64-bit value, 0 included: decimal, or hexadecimal after 0x
- * (a leading 0 alone means octal, as in C). -EINVAL for anything else,
- * signs included, -ERANGE above 2^64 - 1.
+ * Parse any 64-bit value, 0 included: decimal (leading zeros are not
+ * octal), or hexadecimal after 0x. -EINVAL for anything else, signs and
+ * blanks included, -ERANGE above 2^64 - 1.
  */
 int cli_parse_u64(const char *s, uint64_t *out);
 

@@ -204,8 +204,8 @@ int init_parse_opts(int argc, char **argv, struct init_opts *o)
 			break;
 		case 'S':
 			if (cli_parse_u64(optarg, &o->seed))
-				cli_die_usage("--seed '%s': expected an integer from 0 to 2^64 - 1",
-					      optarg);
+				cli_die_usage("--seed '%s': expected an integer from 0 to 2^64 - 1, "
+					      "decimal or 0x hex", optarg);
 			break;
 		case 'C':
 			if (strcmp(optarg, "wall") == 0)
