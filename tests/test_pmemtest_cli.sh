@@ -167,6 +167,20 @@ if ok_run "copy-bench -S 0" -- copy-bench --json -S 0 --mode struct-page --struc
 	--cache hot --repeat 1 --buffer 8M; then
 	grep -q '"seed":0[,}]' "$T/out" || fail "copy-bench -S 0: $(grep -o '"seed":[^,]*' "$T/out")"
 fi
+# pmemtest(1): the same seed draws the same sizes, another seed others. The
+# bytes a random-layout cell copies are the sum of the sizes it drew.
+drawn() {
+	"$PMEMTEST" --json copy-bench --seed "$1" --mode sweep --layout random --sizes 100 \
+		--cache hot --repeat 1 --only movnti 2> /dev/null |
+		grep -o '"bytes":[0-9]*' | head -1
+}
+a=$(drawn 7) b=$(drawn 7) c=$(drawn 8)
+n=$((n + 1))
+if [ -z "$a" ] || [ "$a" != "$b" ] || [ "$a" = "$c" ]; then
+	fail "copy-bench --seed: seed 7 drew $a then $b, seed 8 $c"
+else
+	echo "ok $n - copy-bench --seed: seed 7 drew the same sizes twice ($a), seed 8 others ($c)"
+fi
 # Leading zeros are decimal, not C's octal: 010 is ten.
 if ok_run "copy-bench --seed 010" -- copy-bench --json --seed 010 --mode struct-page \
 	--struct-page 64 --cache hot --repeat 1 --buffer 8M; then
