@@ -104,9 +104,24 @@ Test(dispatch, cpu_rules)
 				       NULL), "Emerald Rapids memcpy: two rules");
 	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xa7), KFLUSH_OP_MEMCPY, 1,
 					 NULL), "tuned", "model 0xa7 memcpy without prefetchw");
+	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
+					 KFLUSH_OP_MEMCPY_FLUSHCACHE, 1, NULL), "avx512",
+			 "Emerald Rapids flush-copy without avx512bw");
+	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
+					 KFLUSH_OP_MEMCPY_FLUSHCACHE, 2, NULL), "avx2_short_cached",
+			 "Emerald Rapids flush-copy without avx512f");
 	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
+				       KFLUSH_OP_MEMCPY_FLUSHCACHE, 3, NULL),
+		       "Emerald Rapids flush-copy: three rules");
+	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
+					 KFLUSH_OP_MEMSET_FLUSHCACHE, 2, NULL), "avx2_short_cached",
+			 "Emerald Rapids flush-fill without avx512f");
+	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
+				       KFLUSH_OP_MEMSET_FLUSHCACHE, 3, NULL),
+		       "Emerald Rapids flush-fill: three rules");
+	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xa7),
 				       KFLUSH_OP_MEMCPY_FLUSHCACHE, 1, NULL),
-		       "Emerald Rapids flush-copy: one rule");
+		       "model 0xa7 flush-copy: one rule (no fallback measured)");
 	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xa7), KFLUSH_OP_COPY_SAFE, 0,
 					 NULL), "erms", "model 0xa7 copy_safe");
 	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xa7),

@@ -134,6 +134,18 @@ static const struct kflush_cpu_rule {
 	 */
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_x2", { 0, 0 } },
 	/*
+	 * Without avx512bw, what the precedence binds, so that the next rule
+	 * applies only where it was measured: avx512f gone too (a guest that
+	 * hides AVX-512, or KFLUSH_HWCAPS=-avx512f). There avx2_short_cached
+	 * ran 1.02-1.09x the precedence's avx2 hot at 96 B and under,
+	 * 1.01-1.05x cold, 1.00-1.04x hot and 1.00-1.01x cold at 97 B-2 KiB
+	 * and 1.00x from 2 KiB (three copy-bench sweep runs, 11 rounds, CPU
+	 * time, 2026-12-07).
+	 */
+	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512", { 0, 0 } },
+	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx2_short_cached",
+	  { 0, 0 } },
+	/*
 	 * The same CPU, the flush-fill: avx512_short_cached (model 0xa7's
 	 * rule below, which has the reasons) 1.09-1.10x avx512's speed cold
 	 * at 96 B and under, 1.05-1.08x cold at 97 B-2 KiB, 1.02-1.04x hot at
@@ -141,6 +153,15 @@ static const struct kflush_cpu_rule {
 	 * 2 KiB (three copy-bench set runs, 11 rounds, CPU time, 2026-12-06).
 	 */
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx512_short_cached",
+	  { 0, 0 } },
+	/*
+	 * Likewise, without avx512f: avx2_short_cached 1.02-1.08x avx2's
+	 * speed hot and 1.04-1.05x cold at 96 B and under, 0.98-1.03x hot
+	 * and 0.99-1.02x cold at 97 B-2 KiB, 0.99-1.00x from 2 KiB (three
+	 * copy-bench set runs, 11 rounds, CPU time, 2026-12-07).
+	 */
+	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx512", { 0, 0 } },
+	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx2_short_cached",
 	  { 0, 0 } },
 	/*
 	 * Family 6 model 0xa7 as a KVM guest reports it ("Intel(R) Xeon(R)
