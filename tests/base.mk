@@ -30,3 +30,8 @@ tests_libversionshim_la_LDFLAGS = $(AM_LDFLAGS) -module -shared -avoid-version -
 # its node (skipped in a dist tarball, which has no debian/).
 TESTS += tests/symbols-check.sh
 EXTRA_DIST += tests/symbols-check.sh
+
+# The mutation list against the code (skipped in a dist tarball, which has
+# no tools/mutants.sh).
+TESTS += tests/mutants-list.sh
+EXTRA_DIST += tests/mutants-list.sh

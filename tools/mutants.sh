@@ -8,18 +8,21 @@
 #
 #   tools/mutants.sh [-k] [ID ...]     (default: every mutant in the list)
 #     -k   keep the scratch tree and its logs
+#   tools/mutants.sh --check-list      only check the list against the
+#                                      working tree, build nothing (make check)
 #
 # Exit 0 when every mutant not marked "equivalent" was killed, 1 otherwise,
 # 2 on usage errors or when a mutant's text is not found exactly once (the
-# list has gone stale against the code).
+# list has gone stale against the code). --check-list: 0, or 1 when stale.
 set -u
 
-keep=
+keep= check_list=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-k) keep=1; shift ;;
-	-h|--help) sed -n '3,15p' "$0"; exit 0 ;;
-	-*) echo "usage: $0 [-k] [ID ...]" >&2; exit 2 ;;
+	--check-list) check_list=1; shift ;;
+	-h|--help) sed -n '3,18p' "$0"; exit 0 ;;
+	-*) echo "usage: $0 [-k] [ID ...] | --check-list" >&2; exit 2 ;;
 	*) break ;;
 	esac
 done
@@ -27,6 +30,46 @@ done
 top=$(cd "$(dirname "$0")/.." && pwd)
 [ -r "$top/tools/mutants.list" ] || { echo "mutants: cannot read $top/tools/mutants.list" >&2; exit 2; }
 command -v perl >/dev/null 2>&1 || { echo "mutants: perl is needed (Debian: perl-base)" >&2; exit 2; }
+tab=$(printf '\t')
+
+# apply PATH OLD [NEW]: replace the one occurrence of OLD in PATH with NEW
+# (literal text; \n and \t in the list stand for a newline and a tab);
+# without NEW only look. Status 3 unless OLD occurs exactly once.
+apply() {
+	MUT_OLD=$2 MUT_NEW=${3-} MUT_WRITE=${3+1} perl -0777 -n -e '
+		BEGIN { $o = $ENV{MUT_OLD}; $n = $ENV{MUT_NEW}; for ($o, $n) { s/\\n/\n/g; s/\\t/\t/g; } }
+		$c = () = /\Q$o\E/g;
+		if ($c == 1 && $ENV{MUT_WRITE}) {
+			s/\Q$o\E/$n/;
+			open(F, ">", $ARGV) && (print F $_) && close(F) or exit 2;
+		}
+		END { exit($c == 1 ? 0 : 3) if $? == 0 }' "$1"
+}
+
+if [ -n "$check_list" ]; then
+	# An empty field before a non-empty one collapses under read (a tab
+	# is IFS white space): an empty NEW would take the note's text.
+	bad=$(awk -F"$tab" '$1 !~ /^(#|$)/ && (NF < 4 || (NF > 4 && $5 == "") ||
+		$2 == "" || $3 == "" || $4 == "") { print $1 }' "$top/tools/mutants.list")
+	for id in $bad; do
+		printf 'mutants: %s: an empty field (omit NEW only when nothing follows it)\n' "$id"
+	done
+	n=0 bad=$(printf '%s\n' $bad | grep -c .)
+	while IFS="$tab" read -r id file tests old new note; do
+		case "$id" in ''|'#'*) continue ;; esac
+		n=$((n + 1))
+		if [ ! -f "$top/$file" ]; then
+			echo "mutants: $id: no file $file"
+			bad=$((bad + 1))
+		elif ! apply "$top/$file" "$old"; then
+			echo "mutants: $id: its text is not found exactly once in $file"
+			bad=$((bad + 1))
+		fi
+	done < "$top/tools/mutants.list"
+	echo "mutants: $n entries, $bad stale"
+	[ "$bad" -eq 0 ]
+	exit
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kflush-mutants.XXXXXX") || exit 2
 cleanup() {
@@ -53,18 +96,8 @@ make -C "$build" -j"$jobs" all >"$work/build.log" 2>&1 &&
 	make -C "$build" -j"$jobs" check TESTS= >>"$work/build.log" 2>&1 ||
 	{ echo "mutants: the unmutated tree does not build" >&2; keep=1; exit 2; }
 
-# apply FILE OLD NEW: replace the one occurrence of OLD (literal text; \n and
-# \t in the list stand for a newline and a tab).
-apply() {
-	MUT_OLD=$2 MUT_NEW=$3 perl -0 -i -pe '
-		BEGIN { $o = $ENV{MUT_OLD}; $n = $ENV{MUT_NEW}; for ($o, $n) { s/\\n/\n/g; s/\\t/\t/g; } }
-		$c = () = /\Q$o\E/g; s/\Q$o\E/$n/ if $c == 1;
-		END { exit($c == 1 ? 0 : 3) }' "$src/$1"
-}
-
 killed=0 survived=0 equivalent=0 stale=0 total=0
 survivors=
-tab=$(printf '\t')
 while IFS="$tab" read -r id file tests old new note; do
 	case "$id" in ''|'#'*) continue ;; esac
 	if [ $# -gt 0 ]; then
@@ -78,7 +111,7 @@ while IFS="$tab" read -r id file tests old new note; do
 		stale=$((stale + 1))
 		continue
 	fi
-	if ! apply "$file" "$old" "$new"; then
+	if ! apply "$src/$file" "$old" "$new"; then
 		echo "STALE   $id: the text is not found exactly once in $file"
 		stale=$((stale + 1))
 		continue
