@@ -76,81 +76,92 @@ Test(dispatch, cpu_rules)
 				check_rule(vendors[v], r->family - 1, models[m]);
 			}
 	}
-	/* The CPUs of this project's machines, by name. */
-	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
-					 KFLUSH_OP_MEMCPY_FLUSHCACHE, 0, NULL), "avx2", "Zen 5");
-	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
-					 KFLUSH_OP_MEMMOVE_FLUSHCACHE, 0, NULL), "avx2", "Zen 5 flush-move");
-	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
-				       KFLUSH_OP_MEMSET_FLUSHCACHE, 0, NULL), "Zen 5: no flush-memset rule");
-	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x19, 0x01),
-				       KFLUSH_OP_MEMCPY_FLUSHCACHE, 0, NULL), "Zen 3: no flush-copy rule");
-	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x19, 0x01),
-					 KFLUSH_OP_COPY_SAFE, 0, NULL), "movsq", "Zen 3 copy_safe");
-	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x1a, 0x02),
-				       KFLUSH_OP_COPY_SAFE, 0, NULL), "Zen 5: no copy_safe rule");
-	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0x8f),
-				       KFLUSH_OP_MEMCPY_FLUSHCACHE, 0, NULL), "Sapphire Rapids");
-	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
-					 KFLUSH_OP_MEMCPY_FLUSHCACHE, 0, NULL), "avx512_x2",
-			 "Emerald Rapids flush-copy");
-	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
-				       KFLUSH_OP_MEMMOVE_FLUSHCACHE, 0, NULL), "Emerald Rapids: no flush-move rule");
-	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf), KFLUSH_OP_MEMCPY, 0,
-					 NULL), "tuned_prefetchw", "Emerald Rapids memcpy");
-	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf), KFLUSH_OP_MEMCPY, 1,
-					 NULL), "tuned", "Emerald Rapids memcpy without prefetchw");
-	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf), KFLUSH_OP_MEMCPY, 2,
-				       NULL), "Emerald Rapids memcpy: two rules");
-	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xa7), KFLUSH_OP_MEMCPY, 1,
-					 NULL), "tuned", "model 0xa7 memcpy without prefetchw");
-	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
-					 KFLUSH_OP_MEMCPY_FLUSHCACHE, 1, NULL), "avx512",
-			 "Emerald Rapids flush-copy without avx512bw");
-	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
-					 KFLUSH_OP_MEMCPY_FLUSHCACHE, 2, NULL), "avx2_short_cached",
-			 "Emerald Rapids flush-copy without avx512f");
-	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
-				       KFLUSH_OP_MEMCPY_FLUSHCACHE, 3, NULL),
-		       "Emerald Rapids flush-copy: three rules");
-	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
-					 KFLUSH_OP_MEMSET_FLUSHCACHE, 2, NULL), "avx2_short_cached",
-			 "Emerald Rapids flush-fill without avx512f");
-	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
-				       KFLUSH_OP_MEMSET_FLUSHCACHE, 3, NULL),
-		       "Emerald Rapids flush-fill: three rules");
-	cr_expect_null(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xa7),
-				       KFLUSH_OP_MEMCPY_FLUSHCACHE, 1, NULL),
-		       "model 0xa7 flush-copy: one rule (no fallback measured)");
-	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xa7), KFLUSH_OP_COPY_SAFE, 0,
-					 NULL), "erms", "model 0xa7 copy_safe");
-	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xa7),
-					 KFLUSH_OP_MEMSET_FLUSHCACHE, 0, NULL), "avx512_short_cached",
-			 "model 0xa7 flush-fill");
-	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf),
-					 KFLUSH_OP_MEMSET_FLUSHCACHE, 0, NULL), "avx512_short_cached",
-			 "Emerald Rapids flush-fill");
-	cr_expect_str_eq(kflush_cpu_rule("GenuineIntel", signature(0x06, 0xcf), KFLUSH_OP_COPY_SAFE, 0,
-					 NULL), "erms", "Emerald Rapids copy_safe");
-	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31), KFLUSH_OP_MEMCPY, 0,
-					 NULL), "avx2", "Zen 2 (Rome) memcpy");
-	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31),
-					 KFLUSH_OP_MEMCPY_FLUSHCACHE, 0, NULL), "avx2_short_cached",
-			 "Zen 2 (Rome) flush-copy");
-	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31),
-					 KFLUSH_OP_MEMSET_FLUSHCACHE, 0, NULL), "avx2_short_cached",
-			 "Zen 2 (Rome) flush-fill");
-	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31),
-					 KFLUSH_OP_MEMMOVE_FLUSHCACHE, 0, NULL), "avx2_short_cached",
-			 "Zen 2 (Rome) flush-move");
-	cr_expect_str_eq(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31), KFLUSH_OP_CLEAR_PAGES, 0,
-					 NULL), "rep_stosq_page", "Zen 2 (Rome) clear_pages");
-	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x17, 0x31), KFLUSH_OP_CLEAR_PAGE, 0,
-				       NULL), "Zen 2: no clear_page rule");
-	cr_expect_null(kflush_cpu_rule("AuthenticAMD", signature(0x19, 0x01), KFLUSH_OP_CLEAR_PAGES, 0,
-				       NULL), "Zen 3: no clear_pages rule");
-	cr_expect_null(kflush_cpu_rule("HygonGenuine", signature(0x18, 0x01), KFLUSH_OP_MEMCPY, 0,
-				       NULL), "Hygon: no rule");
+}
+
+/*
+ * The CPUs of this project's machines, by name: the rule each chain has
+ * at that place, or NULL where it ends, as libkflush(7) documents them.
+ */
+Test(dispatch, cpu_rules_by_name)
+{
+	static const struct {
+		const char *vendor;
+		unsigned int family, model;
+		enum kflush_op op;
+		unsigned int nth;
+		const char *want, *what;
+	} named[] = {
+		{ "AuthenticAMD", 0x1a, 0x02, KFLUSH_OP_MEMCPY_FLUSHCACHE, 0, "avx2", "Zen 5" },
+		{ "AuthenticAMD", 0x1a, 0x02, KFLUSH_OP_MEMMOVE_FLUSHCACHE, 0, "avx2",
+		  "Zen 5 flush-move" },
+		{ "AuthenticAMD", 0x1a, 0x02, KFLUSH_OP_MEMSET_FLUSHCACHE, 0, NULL,
+		  "Zen 5: no flush-memset rule" },
+		{ "AuthenticAMD", 0x1a, 0x02, KFLUSH_OP_COPY_SAFE, 0, NULL,
+		  "Zen 5: no copy_safe rule" },
+		{ "AuthenticAMD", 0x19, 0x01, KFLUSH_OP_MEMCPY_FLUSHCACHE, 0, NULL,
+		  "Zen 3: no flush-copy rule" },
+		{ "AuthenticAMD", 0x19, 0x01, KFLUSH_OP_COPY_SAFE, 0, "movsq", "Zen 3 copy_safe" },
+		{ "AuthenticAMD", 0x19, 0x01, KFLUSH_OP_CLEAR_PAGES, 0, NULL,
+		  "Zen 3: no clear_pages rule" },
+		{ "AuthenticAMD", 0x17, 0x31, KFLUSH_OP_MEMCPY, 0, "avx2", "Zen 2 (Rome) memcpy" },
+		{ "AuthenticAMD", 0x17, 0x31, KFLUSH_OP_MEMCPY_FLUSHCACHE, 0, "avx2_short_cached",
+		  "Zen 2 (Rome) flush-copy" },
+		{ "AuthenticAMD", 0x17, 0x31, KFLUSH_OP_MEMSET_FLUSHCACHE, 0, "avx2_short_cached",
+		  "Zen 2 (Rome) flush-fill" },
+		{ "AuthenticAMD", 0x17, 0x31, KFLUSH_OP_MEMMOVE_FLUSHCACHE, 0, "avx2_short_cached",
+		  "Zen 2 (Rome) flush-move" },
+		{ "AuthenticAMD", 0x17, 0x31, KFLUSH_OP_CLEAR_PAGES, 0, "rep_stosq_page",
+		  "Zen 2 (Rome) clear_pages" },
+		{ "AuthenticAMD", 0x17, 0x31, KFLUSH_OP_CLEAR_PAGE, 0, NULL,
+		  "Zen 2: no clear_page rule" },
+		{ "GenuineIntel", 0x06, 0x8f, KFLUSH_OP_MEMCPY_FLUSHCACHE, 0, NULL,
+		  "Sapphire Rapids" },
+		{ "GenuineIntel", 0x06, 0xa7, KFLUSH_OP_MEMCPY, 1, "tuned",
+		  "model 0xa7 memcpy without prefetchw" },
+		{ "GenuineIntel", 0x06, 0xa7, KFLUSH_OP_MEMCPY_FLUSHCACHE, 1, NULL,
+		  "model 0xa7 flush-copy: one rule (no fallback measured)" },
+		{ "GenuineIntel", 0x06, 0xa7, KFLUSH_OP_COPY_SAFE, 0, "erms",
+		  "model 0xa7 copy_safe" },
+		{ "GenuineIntel", 0x06, 0xa7, KFLUSH_OP_MEMSET_FLUSHCACHE, 0, "avx512_short_cached",
+		  "model 0xa7 flush-fill" },
+		{ "GenuineIntel", 0x06, 0xcf, KFLUSH_OP_MEMCPY_FLUSHCACHE, 0, "avx512_x2",
+		  "Emerald Rapids flush-copy" },
+		{ "GenuineIntel", 0x06, 0xcf, KFLUSH_OP_MEMMOVE_FLUSHCACHE, 0, NULL,
+		  "Emerald Rapids: no flush-move rule" },
+		{ "GenuineIntel", 0x06, 0xcf, KFLUSH_OP_MEMCPY, 0, "tuned_prefetchw",
+		  "Emerald Rapids memcpy" },
+		{ "GenuineIntel", 0x06, 0xcf, KFLUSH_OP_MEMCPY, 1, "tuned",
+		  "Emerald Rapids memcpy without prefetchw" },
+		{ "GenuineIntel", 0x06, 0xcf, KFLUSH_OP_MEMCPY, 2, NULL,
+		  "Emerald Rapids memcpy: two rules" },
+		{ "GenuineIntel", 0x06, 0xcf, KFLUSH_OP_MEMCPY_FLUSHCACHE, 1, "avx512",
+		  "Emerald Rapids flush-copy without avx512bw" },
+		{ "GenuineIntel", 0x06, 0xcf, KFLUSH_OP_MEMCPY_FLUSHCACHE, 2, "avx2_short_cached",
+		  "Emerald Rapids flush-copy without avx512f" },
+		{ "GenuineIntel", 0x06, 0xcf, KFLUSH_OP_MEMCPY_FLUSHCACHE, 3, NULL,
+		  "Emerald Rapids flush-copy: three rules" },
+		{ "GenuineIntel", 0x06, 0xcf, KFLUSH_OP_MEMSET_FLUSHCACHE, 2, "avx2_short_cached",
+		  "Emerald Rapids flush-fill without avx512f" },
+		{ "GenuineIntel", 0x06, 0xcf, KFLUSH_OP_MEMSET_FLUSHCACHE, 3, NULL,
+		  "Emerald Rapids flush-fill: three rules" },
+		{ "GenuineIntel", 0x06, 0xcf, KFLUSH_OP_MEMSET_FLUSHCACHE, 0, "avx512_short_cached",
+		  "Emerald Rapids flush-fill" },
+		{ "GenuineIntel", 0x06, 0xcf, KFLUSH_OP_COPY_SAFE, 0, "erms",
+		  "Emerald Rapids copy_safe" },
+		{ "HygonGenuine", 0x18, 0x01, KFLUSH_OP_MEMCPY, 0, NULL, "Hygon: no rule" },
+	};
+
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		const char *got = kflush_cpu_rule(named[i].vendor,
+						  signature(named[i].family, named[i].model),
+						  named[i].op, named[i].nth, NULL);
+
+		if (!named[i].want)
+			cr_expect_null(got, "%s: %s", named[i].what, got);
+		else
+			cr_expect(got && strcmp(got, named[i].want) == 0, "%s: %s, documented %s",
+				  named[i].what, got ? got : "none", named[i].want);
+	}
 }
 
 static int tuned_name(const char *variant)
