@@ -176,15 +176,15 @@ int cli_parse_u64(const char *s, uint64_t *out)
 	int base = 10;
 	char *end;
 
-	if (!s || s[0] < '0' || s[0] > '9')
+	if (!s)
 		return -EINVAL;
 	/* Base 16 after 0x, else 10: "010" is ten, not C's octal eight. */
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		digits = s + 2;
 		base = 16;
 	}
-	/* strtoull() would skip blanks and take a sign ("-1" as 2^64 - 1). */
-	if (!isxdigit((unsigned char)digits[0]))
+	/* A digit first: strtoull() would skip blanks and take a sign ("-1" as 2^64 - 1). */
+	if (base == 16 ? !isxdigit((unsigned char)digits[0]) : !isdigit((unsigned char)digits[0]))
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(digits, &end, base);
