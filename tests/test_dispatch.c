@@ -574,8 +574,6 @@ Test(dispatch, masks_reach_every_variant)
 	size_t n = build_masks(masks, 512);
 	uint64_t raw = kflush_cpu_features_raw();
 
-	if (!doc_host.vendor[0])
-		doc_read_host();
 	for (size_t o = 0; o < NR_DOC; o++) {
 		const struct doc_op *d = &doc[o];
 		unsigned int seen = 0;
