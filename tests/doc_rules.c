@@ -25,7 +25,6 @@ const struct doc_rule doc_rules[] = {
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512", 0, 0 },
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx2_short_cached", 0, 0 },
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx512_short_cached", 0, 0 },
-	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx512", 0, 0 },
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx2_short_cached", 0, 0 },
 	{ "GenuineIntel", 0x06, 0xa7, 0xa7, KFLUSH_OP_MEMCPY, "tuned_prefetchw", 4096, 0 },
 	{ "GenuineIntel", 0x06, 0xa7, 0xa7, KFLUSH_OP_MEMCPY, "tuned", 4096, 0 },

@@ -134,13 +134,16 @@ static const struct kflush_cpu_rule {
 	 */
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_x2", { 0, 0 } },
 	/*
-	 * Without avx512bw, what the precedence binds, so that the next rule
-	 * applies only where it was measured: avx512f gone too (a guest that
-	 * hides AVX-512, or KFLUSH_HWCAPS=-avx512f). There avx2_short_cached
-	 * ran 1.02-1.09x the precedence's avx2 hot at 96 B and under,
-	 * 1.01-1.05x cold, 1.00-1.04x hot and 1.00-1.01x cold at 97 B-2 KiB
-	 * and 1.00x from 2 KiB (three copy-bench sweep runs, 11 rounds, CPU
-	 * time, 2026-12-07).
+	 * Without avx512bw (KFLUSH_HWCAPS=-avx512bw), avx512, the precedence's
+	 * choice, measured: avx2_short_cached ran 0.91-0.95x its speed cold
+	 * from 2 KiB (avx2 0.93, movdir64b 0.88), though 1.00-1.06x hot at
+	 * 96 B and under, 1.03-1.08x hot at 97 B-2 KiB and 0.98-1.01x cold
+	 * below 2 KiB (three copy-bench sweep runs, 11 rounds, CPU time,
+	 * 2026-12-07). Without avx512f too (a guest that hides AVX-512, or
+	 * KFLUSH_HWCAPS=-avx512f), avx2_short_cached ran 1.02-1.09x the
+	 * precedence's avx2 hot at 96 B and under, 1.01-1.05x cold, 1.00-1.04x
+	 * hot and 1.00-1.01x cold at 97 B-2 KiB and 1.00x from 2 KiB (three
+	 * runs more, 2026-12-07).
 	 */
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512", { 0, 0 } },
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx2_short_cached",
@@ -155,12 +158,16 @@ static const struct kflush_cpu_rule {
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx512_short_cached",
 	  { 0, 0 } },
 	/*
-	 * Likewise, without avx512f: avx2_short_cached 1.02-1.08x avx2's
-	 * speed hot and 1.04-1.05x cold at 96 B and under, 0.98-1.03x hot
-	 * and 0.99-1.02x cold at 97 B-2 KiB, 0.99-1.00x from 2 KiB (three
-	 * copy-bench set runs, 11 rounds, CPU time, 2026-12-07).
+	 * Without avx512bw, avx2_short_cached, not the precedence's avx512:
+	 * 1.03-1.04x avx512's speed cold and 1.01-1.03x hot at 96 B and under
+	 * (avx512 failed the bound-vs-fastest target cold there in each run),
+	 * 0.98-1.02x cold and 0.99x hot at 97 B-2 KiB, 1.00-1.02x from 2 KiB
+	 * (three copy-bench set runs under KFLUSH_HWCAPS=-avx512bw, 11
+	 * rounds, CPU time, 2026-12-07). Without avx512f too: 1.02-1.08x
+	 * avx2's speed hot and 1.04-1.05x cold at 96 B and under, 0.98-1.03x
+	 * hot and 0.99-1.02x cold at 97 B-2 KiB, 0.99-1.00x from 2 KiB (three
+	 * runs more, 2026-12-07).
 	 */
-	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx512", { 0, 0 } },
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx2_short_cached",
 	  { 0, 0 } },
 	/*
