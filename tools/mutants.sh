@@ -54,7 +54,13 @@ if [ -n "$check_list" ]; then
 	for id in $bad; do
 		printf 'mutants: %s: an empty field (omit NEW only when nothing follows it)\n' "$id"
 	done
-	n=0 bad=$(printf '%s\n' $bad | grep -c .)
+	# More than six fields: a real tab inside one, where \t was meant;
+	# read would hand the rest of NEW to the note.
+	tabbed=$(awk -F"$tab" '$1 !~ /^(#|$)/ && NF > 6 { print $1 }' "$top/tools/mutants.list")
+	for id in $tabbed; do
+		printf 'mutants: %s: more than six fields (a tab inside OLD or NEW is written \\t)\n' "$id"
+	done
+	n=0 bad=$(printf '%s\n' $bad $tabbed | grep -c .)
 	while IFS="$tab" read -r id file tests old new note; do
 		case "$id" in ''|'#'*) continue ;; esac
 		n=$((n + 1))
