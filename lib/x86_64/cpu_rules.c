@@ -135,7 +135,8 @@ static const struct kflush_cpu_rule {
 	{ "GenuineIntel", 0x06, 0xcf, 0xcf, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_x2", { 0, 0 } },
 	/*
 	 * Without avx512bw (KFLUSH_HWCAPS=-avx512bw), avx512, the precedence's
-	 * choice, measured: avx2_short_cached ran 0.91-0.95x its speed cold
+	 * choice, named so that the next rule does not take that case; it won
+	 * when measured: avx2_short_cached ran 0.91-0.95x its speed cold
 	 * from 2 KiB (avx2 0.93, movdir64b 0.88), though 1.00-1.06x hot at
 	 * 96 B and under, 1.03-1.08x hot at 97 B-2 KiB and 0.98-1.01x cold
 	 * below 2 KiB (three copy-bench sweep runs, 11 rounds, CPU time,
