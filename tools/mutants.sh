@@ -12,8 +12,9 @@
 #                                      working tree, build nothing (make check)
 #
 # Exit 0 when every mutant not marked "equivalent" was killed, 1 otherwise,
-# 2 on usage errors or when a mutant's text is not found exactly once (the
-# list has gone stale against the code). --check-list: 0, or 1 when stale.
+# 2 on usage errors, when an entry's fields do not split as written, or when
+# a mutant's text is not found exactly once (the list has gone stale against
+# the code). --check-list: 0, or 1 when stale.
 set -u
 
 keep= check_list=
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	-k) keep=1; shift ;;
 	--check-list) check_list=1; shift ;;
-	-h|--help) sed -n '3,18p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,17p' "$0"; exit 0 ;;
 	-*) echo "usage: $0 [-k] [ID ...] | --check-list" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -46,21 +47,21 @@ apply() {
 		END { exit($c == 1 ? 0 : 3) if $? == 0 }' "$1"
 }
 
+# format_errors LIST: one line for each entry whose fields read cannot split
+# as written. A tab is IFS white space, so an empty field before a non-empty
+# one collapses (an empty NEW would take the note's text), and a real tab
+# inside a field, where \t was meant, hands the rest of it to the next.
+format_errors() {
+	awk -F"$tab" '$1 ~ /^(#|$)/ { next }
+		NF > 6 { print "mutants: " $1 ": more than six fields (a tab inside OLD or NEW is written \\t)"; next }
+		NF < 4 || (NF > 4 && $5 == "") || $2 == "" || $3 == "" || $4 == "" {
+			print "mutants: " $1 ": an empty field (omit NEW only when nothing follows it)" }' "$1"
+}
+
 if [ -n "$check_list" ]; then
-	# An empty field before a non-empty one collapses under read (a tab
-	# is IFS white space): an empty NEW would take the note's text.
-	bad=$(awk -F"$tab" '$1 !~ /^(#|$)/ && (NF < 4 || (NF > 4 && $5 == "") ||
-		$2 == "" || $3 == "" || $4 == "") { print $1 }' "$top/tools/mutants.list")
-	for id in $bad; do
-		printf 'mutants: %s: an empty field (omit NEW only when nothing follows it)\n' "$id"
-	done
-	# More than six fields: a real tab inside one, where \t was meant;
-	# read would hand the rest of NEW to the note.
-	tabbed=$(awk -F"$tab" '$1 !~ /^(#|$)/ && NF > 6 { print $1 }' "$top/tools/mutants.list")
-	for id in $tabbed; do
-		printf 'mutants: %s: more than six fields (a tab inside OLD or NEW is written \\t)\n' "$id"
-	done
-	n=0 bad=$(printf '%s\n' $bad $tabbed | grep -c .)
+	errors=$(format_errors "$top/tools/mutants.list")
+	[ -z "$errors" ] || printf '%s\n' "$errors"
+	n=0 bad=$(printf '%s' "$errors" | grep -c .)
 	while IFS="$tab" read -r id file tests old new note; do
 		case "$id" in ''|'#'*) continue ;; esac
 		n=$((n + 1))
@@ -92,6 +93,13 @@ src=$work/src
 list=$src/tools/mutants.list
 build=$work/build
 jobs=$(nproc 2>/dev/null || echo 2)
+
+# A mutant read with its fields shifted would not be the bug the list names.
+errors=$(format_errors "$list")
+if [ -n "$errors" ]; then
+	printf '%s\n' "$errors" >&2
+	exit 2
+fi
 
 echo "mutants: configuring a scratch build in $work"
 (cd "$src" && autoreconf -fi >/dev/null 2>&1) || { echo "mutants: autoreconf failed" >&2; exit 2; }
