@@ -4,8 +4,9 @@
  * for persistent-memory applications in user space.
  *
  * Only the compile-time-constant cases of memcpy_flushcache() and
- * memcpy_nontemporal() are inline; everything else is out of line and
- * dispatched once, at load, to the best variant this CPU can run.
+ * memcpy_nontemporal(), and kflush_drain()'s one sfence, are inline;
+ * everything else is out of line and dispatched once, at load, to the
+ * best variant this CPU can run.
  */
 #ifndef KFLUSH_H
 #define KFLUSH_H

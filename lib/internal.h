@@ -24,7 +24,8 @@ struct kflush_impl {
 
 /*
  * Each family file defines its operation's variants, best first: dispatch
- * binds the first usable one without KFLUSH_IMPL_NO_BIND. The last entry
+ * binds the variant a per-CPU rule names, else the first usable one with
+ * neither KFLUSH_IMPL_NO_BIND nor KFLUSH_IMPL_RULE_ONLY. The last entry
  * is the baseline: it requires no feature bit (movnti, clflush and SSE2 are
  * architectural on x86-64), so masking can never leave an op unbound.
  */

@@ -214,9 +214,11 @@ KFLUSH_API int kflush_variant_usable(enum kflush_op op, unsigned int idx)
  *
  * Some variants are registered only so benchmarks can race them (the
  * large-tail alternatives of copy_safe): dispatch never binds those.
+ * A rule-only variant counts as bindable: a per-CPU rule may bind it,
+ * though the precedence walk passes over it.
  *
- * Return: 1 if dispatch binds the variant when it is the first usable
- * bindable one, 0 if it never does, -EINVAL if out of range.
+ * Return: 1 if dispatch may bind the variant, 0 if it never does,
+ * -EINVAL if out of range.
  */
 KFLUSH_API int kflush_variant_bindable(enum kflush_op op, unsigned int idx)
 {

@@ -5,7 +5,9 @@
 # inline function of include/kflush.h meant for users must have a man page,
 # man/<name>.3: a real page whose NAME section lists the name, or a
 # ".so man3/<page>.3" stub pointing at one. The page must also be listed in
-# man/local.mk, or it would be neither installed nor distributed.
+# man/local.mk, or it would be neither installed nor distributed. The
+# registry's page, kflush_variant_count(3), must list every operation of
+# enum kflush_op and every variant type.
 #
 # $srcdir comes from the test harness; run by hand it defaults to the
 # directory above this script.
@@ -129,7 +131,24 @@ for sym in $exported $inline; do
 	fi
 done
 
+# The registry page lists every operation of the header's enum kflush_op
+# and every variant type beside it.
+registry_page=$mandir/kflush_variant_count.3
+ops=$(sed -n '/^enum kflush_op {/,/^}/s/^[ \t]*\(KFLUSH_OP_[A-Z0-9_]*\).*/\1/p' "$header")
+fn_types=$(sed -n 's/^typedef .*(\*\(kflush_[a-z0-9_]*_fn\))(.*/\1/p' "$header")
+if [ -z "$ops" ] || [ -z "$fn_types" ]; then
+	echo "man-coverage: no enum kflush_op or variant types found in $header" >&2
+	exit 99
+fi
+for name in $ops $fn_types; do
+	checked=$((checked + 1))
+	if ! grep -q "^\.B[RI]* $name\( \|$\)" "$registry_page"; then
+		echo "FAIL: $name: not listed in man/kflush_variant_count.3"
+		fail=1
+	fi
+done
+
 if [ "$fail" = 0 ]; then
-	echo "man-coverage: all $checked public functions have a man page"
+	echo "man-coverage: all $checked public functions, operations and variant types have a man page"
 fi
 exit $fail

@@ -59,9 +59,12 @@ KFLUSH_RESOLVER(KFLUSH_OP_MEMCPY, kflush_memcpy_fn, kflush_memcpy)
  * @src: source, any alignment; must not overlap @dst
  * @n: bytes to copy
  *
- * The kernel's memcpy(): rep movsb on FSRM CPUs; on ERMS CPUs without FSRM
- * rep movsb from 2048 bytes and the scalar routine below that; otherwise
- * memcpy_orig. Ordinary cached stores; does not fence.
+ * The kernel's memcpy(): on a CPU with a per-CPU rule, the variant it
+ * names (tuned or tuned_prefetchw: AVX below the switch-over measured on
+ * that CPU, rep movsb from it; or avx2 throughout). Otherwise rep movsb on
+ * FSRM CPUs; on ERMS CPUs without FSRM rep movsb from 2048 bytes and the
+ * scalar routine below that; else memcpy_orig. Ordinary cached stores;
+ * does not fence.
  *
  * Return: @dst.
  */
