@@ -11,6 +11,7 @@
  * Their short letters are therefore no command's own.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +139,12 @@ int main(int argc, char **argv)
 	const struct command *cmd;
 	int c, first, nargc;
 
+	/*
+	 * A reader that went away is a write error like a full disk, reported
+	 * once with its cause (cli_finish_stdout()), not a silent death.
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	cli_stdout_init();
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:d:jcqfhV", opts, NULL)) != -1) {
 		switch (c) {
@@ -167,7 +174,7 @@ int main(int argc, char **argv)
 		case ':':
 			cli_die_usage("option '%s' needs an argument", argv[optind - 1]);
 		default:
-			cli_die_usage("unknown global option '%s'", argv[optind - 1]);
+			cli_die_usage("unknown global option '%s'", cli_bad_option(c, argv));
 		}
 	}
 	if (optind >= argc) {

@@ -80,9 +80,49 @@ expect 2 "no x86-64 config of kernel 2026 gives it" "" -- init-bench --struct-pa
 expect 2 "no model of that kernel" "" -- init-bench --kernel 5.4
 expect 2 "say which namespace with --mode" "" -- init-bench --replay-out "$T/rp.bin" --repeat 1
 expect 2 "only the embedded namespaces" "$data" -- --dev "$data" init-bench --mode devdax --replay-out "$T/rp.bin" --repeat 1
-expect 1 "needs a memmap the kernel writes in full" "" -- --quiet init-bench --mode devdax --memmap mem --size 64M --methods slow --repeat 1 --replay-out "$T/rp.bin"
+# --replay-out mistakes that can be seen before the runs are refused before
+# them: no table on stdout. A fifo may get its reader while the runs go on,
+# so it is opened only at the end.
+before_runs() {
+	if [ -s "$T/out" ]; then
+		fail "pmemtest $*: refused only after the runs: $(head -c 200 "$T/out")"
+	fi
+}
+expect 2 "needs a memmap the kernel writes in full" "" -- --quiet init-bench --mode devdax --memmap mem --size 64M --methods slow --repeat 1 --replay-out "$T/rp.bin"
+before_runs devdax map=mem --replay-out
 expect 1 "--replay-out $T/fifo: a fifo nobody reads" "" -- --quiet init-bench --mode devdax --size 64M --methods slow --repeat 1 --replay-out "$T/fifo"
 expect 1 "--replay-out $T/dir: is a directory" "" -- --quiet init-bench --mode devdax --size 64M --methods slow --repeat 1 --replay-out "$T/dir"
+before_runs --replay-out a directory
+expect 1 "--replay-out $T/missing/rp.bin: cannot create it in $T/missing" "" -- --quiet init-bench --mode fsdax --size 64M --methods slow --repeat 1 --replay-out "$T/missing/rp.bin"
+before_runs --replay-out in a missing directory
+# The results would land on the dump when the command ends.
+expect 2 "--replay-out $T/rp.out is the --output file" "" -- --output "$T/rp.out" --quiet init-bench --mode fsdax --size 64M --methods slow --repeat 1 --replay-out "$T/rp.out"
+n=$((n + 1))
+if [ -e "$T/rp.out" ]; then
+	fail "--output and --replay-out the same new file: the refused run left $T/rp.out behind"
+else
+	echo "ok $n - the refused run removed the --output file it had created"
+fi
+# A sparse --force target whose filesystem has no room for the memmap's
+# pages: one line and exit 1 before any run, not a SIGBUS on the first
+# store. A 4 MiB tmpfs in a mount namespace of its own, so as root only.
+if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null 2>&1 && mkdir "$T/tmpfs" &&
+   unshare -m sh -c 'mount -t tmpfs -o size=4m pmemtest "$1"' sh "$T/tmpfs" 2> /dev/null; then
+	n=$((n + 1))
+	unshare -m sh -c 'mount -t tmpfs -o size=4m pmemtest "$1" && truncate -s 1G "$1/sparse" &&
+		exec timeout 120 "$2" -q --dev "$1/sparse" --force init-bench --mode fsdax \
+		--methods slow --repeat 1' sh "$T/tmpfs" "$PMEMTEST" > "$T/out" 2> "$T/err"
+	rc=$?
+	if [ "$rc" -ne 1 ] || ! grep -q "no room for its pages" "$T/err" || [ -s "$T/out" ]; then
+		fail "a sparse target on a full filesystem: exit $rc: $(cat "$T/err")"
+	else
+		echo "ok $n - a sparse target on a full filesystem: exit 1: $(tail -n 1 "$T/err")"
+	fi
+fi
+# A namespace no larger than the info block (8 KiB) has no room for data.
+expect 1 "8 KiB is too small for the memmap" "" -- --quiet init-bench --mode fsdax --size 8K --methods slow --repeat 1
+expect 2 "bad --repeat '+3'" "" -- copy-bench --repeat +3 --list
+expect 2 "bad --repeat '-1'" "" -- clear-bench --repeat -1 --list
 expect 2 "expected 4K, 2M or 1G" "" -- init-bench --align 3M
 expect 2 "expected fsdax or devdax" "" -- init-bench --mode raw
 expect 2 "expected 1..100000" "" -- init-bench --repeat 0
@@ -106,6 +146,44 @@ if mknod "$T/blk" b 7 250 2> /dev/null; then
 fi
 expect 2 "is the --dev target" "$data" -- --dev "$data" --output "$data" init-bench --repeat 1
 expect 2 "is the --dev target" "$data" -- --dev "$data" init-bench --repeat 1 --output="$data"
+# A command that fails before printing anything leaves the --output file
+# as it was (the shell's > would have emptied it already), and one it
+# created is removed again.
+printf 'results kept from an earlier run\n' > "$T/kept"
+expect 2 "unknown option '--bogus'" "$T/kept" -- --output "$T/kept" init-bench --bogus
+expect 2 "unexpected argument 'extra'" "$T/kept" -- --output "$T/kept" info extra
+expect 1 "No such file" "$T/kept" -- --output "$T/kept" --dev "$T/missing" init-bench --repeat 1
+expect 2 "unexpected argument 'extra'" "" -- --output "$T/new.out" info extra
+n=$((n + 1))
+if [ -e "$T/new.out" ]; then
+	fail "--output: a usage error left the file it had created"
+else
+	echo "ok $n - --output: a usage error removed the file it had created"
+fi
+# Replaced through a symlink, as the shell would: the link stays a link.
+ln -s kept "$T/kept.link"
+n=$((n + 1))
+if ! "$PMEMTEST" --output "$T/kept.link" --json info 2> "$T/err" || [ ! -L "$T/kept.link" ] ||
+   ! grep -q '"command"' "$T/kept"; then
+	fail "--output through a symlink: $(cat "$T/err"; ls -l "$T/kept.link"; head -c 100 "$T/kept")"
+else
+	echo "ok $n - --output through a symlink writes the file it names"
+fi
+# A reader that goes away: reported once with its cause, exit 1, not a
+# silent death by SIGPIPE (the pipe's read end is closed before pmemtest runs).
+n=$((n + 1))
+rc=$(python3 -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run([sys.argv[1], "--json", "info"], stdout=w, stderr=open(sys.argv[2], "w"))
+print(p.returncode)' "$PMEMTEST" "$T/err")
+if [ "$rc" != 1 ] || ! grep -q "error writing standard output: Broken pipe" "$T/err" ||
+   [ "$(wc -l < "$T/err")" -ne 1 ]; then
+	fail "stdout a pipe with no reader: exit $rc: $(cat "$T/err")"
+else
+	echo "ok $n - stdout a pipe with no reader: exit 1: $(cat "$T/err")"
+fi
 
 # plot refuses what gnuplot would wait on, read forever or overwrite, before
 # it runs gnuplot (so these need no gnuplot).

@@ -64,7 +64,6 @@ static int parse(struct clear_run *x, size_t *buffer, int argc, char **argv)
 	const struct bench_common com = { &x->rounds, buffer, &x->cache, &x->only };
 	int c, r;
 
-	optind = 1;
 	while ((c = getopt_long(argc, argv, ":e:" BENCH_COMMON_SHORTOPTS "h", lo, NULL)) != -1) {
 		r = bench_common_opt("clear-bench", c, optarg, &com);
 		if (r < 0)

@@ -116,7 +116,8 @@ static int parse_list(const char *opt, const char *arg, const char *const *names
 			if (names[i] && !strcmp(tok, names[i]))
 				break;
 		if (i == nnames) {
-			fprintf(stderr, "pmemtest: copy-bench: unknown name '%s'\n", tok);
+			fprintf(stderr, "pmemtest: copy-bench: %s: unknown name '%s' (see 'pmemtest "
+				"copy-bench --help')\n", opt, tok);
 			free(dup);
 			return -1;
 		}
@@ -152,7 +153,6 @@ static int parse_opts(struct copy_opts *o, int argc, char **argv)
 
 	for (size_t i = 0; i < NR_MODES; i++)
 		mode_names[i] = modes[i]->name;
-	optind = 1;
 	while ((c = getopt_long(argc, argv, ":m:s:p:l:S:" BENCH_COMMON_SHORTOPTS "h", lo, NULL)) != -1) {
 		r = bench_common_opt("copy-bench", c, optarg, &com);
 		if (r < 0)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "../common/cli.h"
 
 int bench_parse_size(const char *s, size_t *out)
 {
@@ -164,12 +165,10 @@ static int parse_cache(const char *arg, unsigned int *out)
 int bench_common_opt(const char *cmd, int c, const char *arg, const struct bench_common *o)
 {
 	unsigned long rounds;
-	char *end;
 
 	switch (c) {
 	case 'r':
-		rounds = strtoul(arg, &end, 10);
-		if (*end || !rounds || rounds > 1000) {
+		if (cli_parse_uint(arg, 1000, &rounds)) {
 			fprintf(stderr, "pmemtest: %s: bad --repeat '%s' (1..1000)\n", cmd, arg);
 			return -1;
 		}

@@ -21,6 +21,8 @@ void cli_err_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * ':' or '?': one line naming the option in @argv, and exit 2.
  */
 void cli_die_getopt(const char *cmd, int c, char **argv) __attribute__((noreturn));
+/* The option getopt_long() returned '?' for: "-x" out of a group, or the argument. */
+const char *cli_bad_option(int c, char **argv);
 
 /* Print an error and exit: 1 for failures, 2 for usage errors. */
 void cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -29,10 +31,13 @@ void cli_die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), no
 
 /*
  * Flush stdout: 0, or -1 when a write failed (now or before), the first
- * failure's errno kept for cli_finish_stdout(), which reports it in one line
- * and gives the exit code to use.
+ * failure's errno kept for cli_finish_stdout(), which reports it in one line,
+ * replaces the --output file (cli_redirect_stdout()) and gives the exit
+ * code to use.
  */
 int cli_flush_stdout(void);
+/* Called first by main(): stdout through a stream that keeps the errno of a failed write. */
+void cli_stdout_init(void);
 int cli_finish_stdout(int rc);
 
 /*
@@ -67,8 +72,21 @@ const char *cli_file_kind(unsigned int mode);
  * stderr.
  */
 int cli_open_output(const char *what, const char *path);
-/* --output: standard output into @path, as cli_open_output(). 0, or 1. */
+/*
+ * Whether @path could be opened by cli_open_output() later, without
+ * touching it: its kind, and write permission on it or on the directory
+ * that would hold it. 0, or -1 after one line on stderr.
+ */
+int cli_check_output(const char *what, const char *path);
+/*
+ * --output: standard output into @path, as cli_open_output(), except that
+ * a regular file is replaced only by cli_finish_stdout() (or at exit), and
+ * only when the command succeeded or printed something: until then stdout
+ * collects in a temporary file. 0, or 1.
+ */
 int cli_redirect_stdout(const char *path);
+/* Copy all of @from, from its start, to @to's offset. 0, or -1 with errno. */
+int cli_copy_fd(int from, int to);
 
 /* MemAvailable from /proc/meminfo in bytes, or 0 when unknown. */
 uint64_t cli_mem_available(void);

@@ -402,6 +402,8 @@ int cmd_init_bench(const struct pmemtest_global *g, int argc, char **argv)
 		rc = init_geometry(&ns[i]);
 		if (rc)
 			goto out;
+		if (o.replay_out && (rc = init_dump_check(&ns[i], o.replay_out, g->output)))
+			goto out;
 		if (ns[i].on_target && (rc = init_check_writable(&ns[i])))
 			goto out;
 		if (ns[i].on_target)

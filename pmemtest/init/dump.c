@@ -35,6 +35,17 @@ static int write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+int init_dump_check(const struct init_ns *ns, const char *path, const char *output)
+{
+	if (!replay_method_fn(REPLAY_SLOW, ns->sp) || ns->vmemmap_opt)
+		cli_die_usage("%s: --replay-out needs a memmap the kernel writes in full (map=dev)",
+			      ns->name);
+	/* The results would be written over the dump when the command ends. */
+	if (output && cli_same_file(path, output))
+		cli_die_usage("--replay-out %s is the --output file", path);
+	return cli_check_output("--replay-out", path) ? PMEMTEST_EXIT_FAIL : PMEMTEST_EXIT_OK;
+}
+
 int init_dump_replay(const struct init_ns *ns, const char *path)
 {
 	const struct replay_ns *r = &ns->rp;
@@ -42,10 +53,9 @@ int init_dump_replay(const struct init_ns *ns, const char *path)
 	replay_fn slow = replay_method_fn(REPLAY_SLOW, ns->sp);
 	int fd, rc = PMEMTEST_EXIT_OK;
 
-	if (!slow || ns->vmemmap_opt) {
-		cli_err("%s: --replay-out needs a memmap the kernel writes in full (map=dev)", ns->name);
+	/* init_dump_check() refused these before the runs. */
+	if (!slow || ns->vmemmap_opt)
 		return PMEMTEST_EXIT_FAIL;
-	}
 	memset(r->memmap, 0, ns->memmap_bytes);
 	memset(r->pageblock, 0, (size_t)(ns->npfns / REPLAY_PAGEBLOCK_NR / 2 + 1));
 	if (ns->altmap)

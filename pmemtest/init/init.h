@@ -116,6 +116,12 @@ struct init_dump_header {
 	uint64_t pgmap;		/* the value replayed into page->pgmap */
 	char kernel[16];	/* the model's name */
 };
+/*
+ * --replay-out, before the runs: exit 2 when @ns cannot be dumped or @path
+ * is the --output file @output (NULL: none); PMEMTEST_EXIT_FAIL after one
+ * line when @path cannot be written; else 0.
+ */
+int init_dump_check(const struct init_ns *ns, const char *path, const char *output);
 int init_dump_replay(const struct init_ns *ns, const char *path);
 
 /* What a method's runs gave: verified by verify.c, reported by report.c. */

@@ -186,12 +186,14 @@ int init_geometry(struct init_ns *ns)
 	 * them: the embedded namespaces and files. A real devdax device is
 	 * already the data area after the kernel's memmap (data_only).
 	 */
-	if (ns->altmap && !ns->data_only && ns->size > INIT_INFO_BYTES) {
-		uint64_t sb_npfns = (ns->size - INIT_INFO_BYTES) >> REPLAY_PAGE_SHIFT;
+	if (ns->altmap && !ns->data_only) {
+		uint64_t sb_npfns = ns->size > INIT_INFO_BYTES ?
+				    (ns->size - INIT_INFO_BYTES) >> REPLAY_PAGE_SHIFT : 0;
 		uint64_t a = ns->align > (2ULL << 20) ? ns->align : 2ULL << 20;
 
-		start = round_up(INIT_INFO_BYTES + (ns->sp > 64 ? ns->sp : 64) * sb_npfns, a) >>
-			REPLAY_PAGE_SHIFT;
+		/* Within the info block (8 KiB or less) nothing is left: refused below. */
+		start = sb_npfns ? round_up(INIT_INFO_BYTES + (ns->sp > 64 ? ns->sp : 64) * sb_npfns,
+					    a) >> REPLAY_PAGE_SHIFT : ns->npfns;
 	}
 	end = ns->npfns < start ? start : start + (ns->npfns - start) / ppc * ppc;
 	if (end <= start) {
@@ -373,8 +375,34 @@ static int map_target(struct init_ns *ns)
 	return PMEMTEST_EXIT_OK;
 }
 
+/*
+ * Fault in [lo, hi) for writing. A kernel without MADV_POPULATE_WRITE
+ * (before 5.14) says EINVAL, and the pages are touched instead; any other
+ * failure is a page that cannot be had (a sparse file on a full
+ * filesystem, tmpfs over its size, no memory), where a store would die
+ * of SIGBUS: reported instead.
+ */
+static int populate(const struct init_ns *ns, uintptr_t lo, uintptr_t hi)
+{
+	char b1[32];
+
+	if (madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0)
+		return 0;
+	if (errno != EINVAL) {
+		cli_err("%s: cannot fault in %s of memmap%s%s: %s", ns->name,
+			cli_fmt_bytes(hi - lo, b1, sizeof(b1)), ns->on_target ? " in " : "",
+			ns->on_target ? ns->path : "",
+			errno == EFAULT ? "no room for its pages (a sparse file on a full filesystem?)"
+					: strerror(errno));
+		return -1;
+	}
+	for (volatile char *p = (volatile char *)lo; (uintptr_t)p < hi; p += 4096)
+		*p = *p;
+	return 0;
+}
+
 /* Fault the pages the replay writes in before timing anything. */
-static void prefault(struct init_ns *ns)
+static int prefault(struct init_ns *ns)
 {
 	struct replay_ns *r = &ns->rp;
 	uintptr_t lo, hi;
@@ -382,20 +410,15 @@ static void prefault(struct init_ns *ns)
 	if (!ns->vmemmap_opt) {
 		lo = (uintptr_t)r->memmap + ns->write_lo;
 		hi = (uintptr_t)r->memmap + ns->write_hi;
-		lo &= ~(uintptr_t)4095;
-		if (madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0)
-			return;
-		for (volatile char *p = (volatile char *)lo; (uintptr_t)p < hi; p += 4096)
-			*p = *p;
-		return;
+		return populate(ns, lo & ~(uintptr_t)4095, hi);
 	}
 	for (uint64_t h = r->start_pfn; h < r->end_pfn; h += r->ppc) {
 		lo = (uintptr_t)replay_page(r, h) & ~(uintptr_t)4095;
 		hi = (uintptr_t)replay_page(r, h + r->compound_nr);
-		if (madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) < 0)
-			for (volatile char *p = (volatile char *)lo; (uintptr_t)p < hi; p += 4096)
-				*p = *p;
+		if (populate(ns, lo, hi))
+			return -1;
 	}
+	return 0;
 }
 
 static uint64_t dev_pagemap_stand_in[16];
@@ -457,8 +480,7 @@ int init_storage_open(struct init_ns *ns, bool quiet)
 	if (!quiet)
 		fprintf(stderr, "%s: faulting in %s of memmap...\n", ns->name,
 			cli_fmt_bytes(ns->backed, b1, sizeof(b1)));
-	prefault(ns);
-	return PMEMTEST_EXIT_OK;
+	return prefault(ns) ? PMEMTEST_EXIT_FAIL : PMEMTEST_EXIT_OK;
 }
 
 void init_storage_close(struct init_ns *ns)
