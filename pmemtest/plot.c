@@ -5,6 +5,8 @@
  * layout; the bound variant and the best peer emphasised).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -78,6 +80,53 @@ static const char *build_tree_script(const char *installed, char *buf, size_t le
 	return n > 0 && (size_t)n < len && access(buf, R_OK) == 0 ? buf : installed;
 }
 
+/*
+ * gnuplot writes a temporary image, copied over @out only once it has
+ * succeeded: a CSV it fails on halfway must not cost the user an image
+ * that was there. The name keeps @out's suffix, which picks the terminal.
+ */
+static char *temp_image(const char *out)
+{
+	const char *dir = getenv("TMPDIR"), *sfx;
+	size_t len = strlen(out);
+	char *t;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	sfx = len >= 4 && !strcmp(out + len - 4, ".svg") ? ".svg" : ".png";
+	if (asprintf(&t, "%s/pmemtest-plot-XXXXXX%s", dir, sfx) < 0)
+		cli_die("out of memory");
+	fd = mkstemps(t, 4);
+	if (fd < 0)
+		cli_die_perror("plot: a temporary image in %s", dir);
+	close(fd);
+	return t;
+}
+
+/* The finished temporary image into @out, as the shell's > would. 0, or 1. */
+static int install_image(const char *tmp, const char *out)
+{
+	int from = open(tmp, O_RDONLY | O_CLOEXEC), to;
+	int rc = PMEMTEST_EXIT_FAIL;
+
+	if (from < 0) {
+		cli_err_errno("plot: %s", tmp);
+		return rc;
+	}
+	to = cli_open_output("--output", out);
+	if (to >= 0) {
+		if (cli_copy_fd(from, to) == 0 && close(to) == 0)
+			rc = PMEMTEST_EXIT_OK;
+		else
+			cli_err_errno("plot: writing %s", out);
+		if (rc)
+			close(to);
+	}
+	close(from);
+	return rc;
+}
+
 int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -88,13 +137,12 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *mode = "", *cache = "", *layout = "", *in, *script;
-	char *out, *expr, tree_script[PATH_MAX];
+	char *out, *tmp, *expr, tree_script[PATH_MAX];
 	struct stat st, ost;
 	int c, status;
 	size_t len;
 	pid_t pid;
 
-	optind = 1;
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'm': mode = optarg; break;
@@ -146,7 +194,7 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 	}
 	if (!out)
 		cli_die("out of memory");
-	/* gnuplot truncates its output before it reads the data. */
+	/* The image is written over the output only at the end: refuse it now. */
 	if (stat(out, &ost) == 0) {
 		if (cli_same_file(in, out))
 			cli_die_usage("plot: --output %s is the CSV itself: the image would overwrite it",
@@ -159,11 +207,12 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 		}
 	}
 	check_arg("file", in);
-	check_arg("--output", out);
 	check_arg("--mode", mode);
 	check_arg("--cache", cache);
 	check_arg("--layout", layout);
-	if (asprintf(&expr, "in='%s'; out='%s'; mode='%s'; cache='%s'; layout='%s'", in, out,
+	tmp = temp_image(out);
+	check_arg("TMPDIR", tmp);
+	if (asprintf(&expr, "in='%s'; out='%s'; mode='%s'; cache='%s'; layout='%s'", in, tmp,
 		     mode, cache, layout) < 0)
 		cli_die("out of memory");
 	fflush(NULL);
@@ -171,6 +220,7 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 	if (pid < 0)
 		cli_die_perror("plot: fork");
 	if (pid == 0) {
+		signal(SIGPIPE, SIG_DFL);	/* main() ignores it; gnuplot's pipes expect it */
 		execlp("gnuplot", "gnuplot", "-e", expr, script, (char *)NULL);
 		_exit(errno == ENOENT ? 127 : 126);
 	}
@@ -179,16 +229,17 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 		cli_die_perror("plot: waitpid");
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		cli_err("plot: gnuplot not found (Debian: apt-get install gnuplot-nox)");
-		free(out);
-		return PMEMTEST_EXIT_FAIL;
+		status = PMEMTEST_EXIT_FAIL;
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		cli_err("plot: gnuplot failed on %s; %s was not written", in, out);
+		status = PMEMTEST_EXIT_FAIL;
+	} else {
+		status = install_image(tmp, out);
 	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		cli_err("plot: gnuplot failed on %s", in);
-		free(out);
-		return PMEMTEST_EXIT_FAIL;
-	}
-	if (!g->quiet)
+	unlink(tmp);
+	free(tmp);
+	if (!status && !g->quiet)
 		fprintf(stderr, "%s: wrote %s\n", cli_progname, out);
 	free(out);
-	return PMEMTEST_EXIT_OK;
+	return status;
 }

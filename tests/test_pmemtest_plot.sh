@@ -88,6 +88,40 @@ else
 	fail "copy-bench --csv: $(cat "$T/err")"
 fi
 
+# Options after the CSV: the command's options permute as everywhere else,
+# not stopping at the first operand.
+if [ -s "$T/copy.csv" ]; then
+	n=$((n + 1))
+	rm -f "$T/copy.png"
+	if ! "$PMEMTEST" -q plot "$T/copy.csv" --cache cold --layout fixed 2> "$T/err" ||
+	   [ "$(png_size "$T/copy.png")" != "640 420" ]; then
+		fail "plot CSV --cache cold --layout fixed: $(cat "$T/err")"
+	else
+		echo "ok $n - options after the CSV file: one panel"
+	fi
+fi
+
+# gnuplot failing halfway (a median row whose size is not a number, seen
+# after it has opened its output) leaves an image that was there untouched.
+if [ -s "$T/copy.csv" ]; then
+	n=$((n + 1))
+	awk -F, 'BEGIN { OFS = "," } $1 == "median" { $6 = "x" } { print }' "$T/copy.csv" > "$T/bad.csv"
+	printf 'an image that was here\n' > "$T/bad.png"
+	ls "${TMPDIR:-/tmp}" | grep '^pmemtest-plot-' | sort > "$T/tmp.before"
+	"$PMEMTEST" plot "$T/bad.csv" > /dev/null 2> "$T/err"
+	rc=$?
+	ls "${TMPDIR:-/tmp}" | grep '^pmemtest-plot-' | sort > "$T/tmp.after"
+	if [ "$rc" -ne 1 ]; then
+		fail "plot of a CSV gnuplot fails on: exit $rc: $(cat "$T/err")"
+	elif [ "$(cat "$T/bad.png")" != "an image that was here" ]; then
+		fail "plot of a CSV gnuplot fails on: the image there was overwritten"
+	elif ! cmp -s "$T/tmp.before" "$T/tmp.after"; then
+		fail "plot of a CSV gnuplot fails on: its temporary image was left in ${TMPDIR:-/tmp}"
+	else
+		echo "ok $n - gnuplot failing leaves the image there as it was: $(tail -n 1 "$T/err")"
+	fi
+fi
+
 # Errors: one line each.
 n=$((n + 1))
 "$PMEMTEST" plot "$T/missing.csv" > /dev/null 2> "$T/err"
