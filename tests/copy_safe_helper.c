@@ -19,6 +19,10 @@
  *               the thread has an alternate stack; the previous handler,
  *               installed with or without SA_ONSTACK, runs where the
  *               kernel would have run it
+ *   restart, norestart
+ *               the library's handler keeps the previous one's SA_RESTART
+ *               (its flags now decide whether a call a sent SIGSEGV
+ *               interrupts restarts)
  *   chain-<dfl|ign|handler|action>[-si|-nosi]
  *               the previous disposition, with or without SA_SIGINFO;
  *               prints "<copy fault addr> <foreign fault addr>" first so
@@ -245,6 +249,24 @@ static int onstack(int flags)
 	return on_alt == !!(flags & SA_ONSTACK) ? 0 : 40 + on_alt;
 }
 
+static int restart(int flags)
+{
+	unsigned char dst[64], *page = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
+					    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct sigaction cur;
+
+	if (page == MAP_FAILED || mprotect(page + 4096, 4096, PROT_NONE))
+		return 10;
+	set_action(flags);
+	load();
+	if (((kflush_copy_safe_fn)sym("kflush_copy_safe"))(dst, page + 4096 - 10, 64) != 54)
+		return 13;
+	if (sigaction(SIGSEGV, NULL, &cur) || cur.sa_sigaction == app_action ||
+	    !(cur.sa_flags & SA_SIGINFO))
+		return 50;	/* the library's handler is not in place */
+	return (cur.sa_flags & SA_RESTART) == (flags & SA_RESTART) ? 0 : 51;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned char *page, dst[64];
@@ -263,6 +285,10 @@ int main(int argc, char **argv)
 		return onstack(SA_ONSTACK);
 	if (!strcmp(mode, "noonstack"))
 		return onstack(0);
+	if (!strcmp(mode, "restart"))
+		return restart(SA_RESTART);
+	if (!strcmp(mode, "norestart"))
+		return restart(0);
 	if (!strcmp(mode, "before"))
 		set_action(0);
 	else if (!strcmp(mode, "resethand"))

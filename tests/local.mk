@@ -308,6 +308,13 @@ tests_test_version_SOURCES = tests/test_version.c
 tests_test_version_CFLAGS = $(TEST_CFLAGS)
 tests_test_version_LDADD = $(TEST_LIBS)
 
+# The registry calls' error contract (kflush_variant_count(3)).
+check_PROGRAMS += tests/test_registry
+TESTS += tests/test_registry
+tests_test_registry_SOURCES = tests/test_registry.c
+tests_test_registry_CFLAGS = $(TEST_CFLAGS)
+tests_test_registry_LDADD = $(TEST_LIBS)
+
 # libkflush-pmem2, the drop-in for libpmem2 (issue 11): a libpmem2 client of
 # our own at each store granularity, against the real library's msyncs.
 # Its programs need <libpmem2.h> (libpmem2-dev), which configure finds for pmemtest.

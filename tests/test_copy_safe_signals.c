@@ -252,6 +252,8 @@ Test(copy_safe_signals, handler_set_after_load_is_chained) { helper_ok("after-lo
 Test(copy_safe_signals, variant_call_installs) { helper_ok("variant"); }
 Test(copy_safe_signals, previous_handler_onstack) { helper_ok("onstack"); }
 Test(copy_safe_signals, previous_handler_not_onstack) { helper_ok("noonstack"); }
+Test(copy_safe_signals, previous_handler_restart) { helper_ok("restart"); }
+Test(copy_safe_signals, previous_handler_no_restart) { helper_ok("norestart"); }
 
 #define MAX_STOPS 64
 

@@ -8,6 +8,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kflush.h"
@@ -115,13 +116,28 @@ ParameterizedTest(struct tu_variant *v, memmove, variant, .init = setup, .fini =
 	zero_move(v->name, fn);
 }
 
-/* Variants this CPU cannot run are named, so a run says what it did not check. */
+/*
+ * Variants this CPU cannot run are named, so a run says what it did not
+ * check, with the features it lacks: a variant left out has a reason.
+ */
 Test(memmove, unusable_variants_named)
 {
-	for (int i = 0; i < kflush_variant_count(KFLUSH_OP_MEMMOVE_FLUSHCACHE); i++)
-		if (kflush_variant_usable(KFLUSH_OP_MEMMOVE_FLUSHCACHE, (unsigned int)i) != 1)
-			cr_log_info("memmove_flushcache %s: not run, this CPU (after KFLUSH_HWCAPS) lacks it",
-				    kflush_variant_name(KFLUSH_OP_MEMMOVE_FLUSHCACHE, (unsigned int)i));
+	for (int i = 0; i < kflush_variant_count(KFLUSH_OP_MEMMOVE_FLUSHCACHE); i++) {
+		uint64_t lacks = kflush_variant_requires(KFLUSH_OP_MEMMOVE_FLUSHCACHE, (unsigned int)i) &
+				 ~kflush_cpu_features();
+		char names[256] = "";
+
+		if (kflush_variant_usable(KFLUSH_OP_MEMMOVE_FLUSHCACHE, (unsigned int)i) == 1)
+			continue;
+		cr_expect_neq(lacks, 0, "memmove_flushcache %s: unusable, yet needs nothing missing",
+			      kflush_variant_name(KFLUSH_OP_MEMMOVE_FLUSHCACHE, (unsigned int)i));
+		for (int bit = 0; bit < 64; bit++)
+			if (lacks >> bit & 1)
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), " %s",
+					 kflush_cpu_feature_name(1ULL << bit));
+		cr_log_info("memmove_flushcache %s: not run, this CPU (after KFLUSH_HWCAPS) lacks%s",
+			    kflush_variant_name(KFLUSH_OP_MEMMOVE_FLUSHCACHE, (unsigned int)i), names);
+	}
 }
 
 Test(memmove, kflush_memmove_flushcache, .init = setup, .fini = teardown)
