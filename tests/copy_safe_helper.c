@@ -19,6 +19,11 @@
  *               the thread has an alternate stack; the previous handler,
  *               installed with or without SA_ONSTACK, runs where the
  *               kernel would have run it
+ *   hwcaps-setenv
+ *               (for test_cpu: the one program here that dlopen()s the
+ *               library) KFLUSH_HWCAPS set with setenv() after the start
+ *               masks the features: a library loaded late reads environ,
+ *               not the environment the process started with
  *   restart, norestart
  *               the library's handler keeps the previous one's SA_RESTART
  *               (its flags now decide whether a call a sent SIGSEGV
@@ -249,6 +254,26 @@ static int onstack(int flags)
 	return on_alt == !!(flags & SA_ONSTACK) ? 0 : 40 + on_alt;
 }
 
+static int hwcaps_setenv(void)
+{
+	const uint64_t masked = KFLUSH_CPU_AVX2 | KFLUSH_CPU_AVX512F | KFLUSH_CPU_MOVDIR64B;
+	int b;
+
+	/* Only setenv() may put it there: not in the environment the kernel gave. */
+	if (getenv("KFLUSH_HWCAPS"))
+		return 11;
+	if (setenv("KFLUSH_HWCAPS", "-avx2,-avx512f,-movdir64b", 1))
+		return 10;
+	load();
+	if (((uint64_t (*)(void))sym("kflush_cpu_features"))() & masked)
+		return 60;
+	b = ((int (*)(enum kflush_op))sym("kflush_variant_bound"))(KFLUSH_OP_MEMCPY_FLUSHCACHE);
+	if (b < 0 || ((uint64_t (*)(enum kflush_op, unsigned int))sym("kflush_variant_requires"))(
+			     KFLUSH_OP_MEMCPY_FLUSHCACHE, (unsigned int)b) & masked)
+		return 61;
+	return 0;
+}
+
 static int restart(int flags)
 {
 	unsigned char dst[64], *page = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
@@ -285,6 +310,8 @@ int main(int argc, char **argv)
 		return onstack(SA_ONSTACK);
 	if (!strcmp(mode, "noonstack"))
 		return onstack(0);
+	if (!strcmp(mode, "hwcaps-setenv"))
+		return hwcaps_setenv();
 	if (!strcmp(mode, "restart"))
 		return restart(SA_RESTART);
 	if (!strcmp(mode, "norestart"))

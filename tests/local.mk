@@ -147,6 +147,8 @@ EXTRA_DIST += tests/test_pmemtest_force.sh
 check_PROGRAMS += tests/test_cpu
 TESTS += tests/test_cpu
 tests_test_cpu_SOURCES = tests/test_cpu.c lib/x86_64/cpu_vendor.c lib/x86_64/cpuid_decode.c
+tests_test_cpu_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCOPY_SAFE_HELPER='"$(abs_top_builddir)/tests/copy_safe_helper"'
 tests_test_cpu_CFLAGS = $(TEST_CFLAGS)
 tests_test_cpu_LDADD = $(TEST_LIBS)
 

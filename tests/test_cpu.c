@@ -15,7 +15,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <spawn.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -400,4 +403,29 @@ Test(cpu, cpuid_vector_state)
 		cr_expect_eq(got, cases[i].want, "XCR0 %#" PRIx64 " (%s): decoded %#" PRIx64
 			     ", want %#" PRIx64, cases[i].xcr0, cases[i].what, got, cases[i].want);
 	}
+}
+
+/*
+ * KFLUSH_HWCAPS when the library is dlopen()ed after the program set it
+ * with setenv(): it is read from environ then, not from the environment
+ * the process started with (libkflush(7), ENVIRONMENT). The program that
+ * does it is copy_safe_helper, the one here that dlopen()s the library;
+ * its own environment must not hold the variable.
+ */
+Test(cpu, hwcaps_from_setenv_before_dlopen)
+{
+	char path[] = COPY_SAFE_HELPER, mode[] = "hwcaps-setenv";
+	char *argv[] = { path, mode, NULL }, *envp[512];
+	int status, nenv = 0;
+	pid_t pid;
+
+	for (char **e = environ; *e && nenv < 511; e++)
+		if (strncmp(*e, "KFLUSH_HWCAPS=", 14) != 0)
+			envp[nenv++] = *e;
+	envp[nenv] = NULL;
+	cr_assert(posix_spawn(&pid, path, NULL, NULL, argv, envp) == 0);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "the mask set before dlopen() was not applied (status %#x: 60 features, "
+		  "61 binding)", status);
 }
