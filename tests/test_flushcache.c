@@ -196,7 +196,23 @@ static void catch_faults(void)
 	cr_assert(sigaction(SIGBUS, &sa, NULL) == 0);
 }
 
-/* TU_SWEEP_MAX bytes, page-rounded, between two PROT_NONE pages. */
+/*
+ * The sizes the bounds checks take: every one up to TU_SWEEP_MAX, then
+ * those of the block and two-stream paths (2 KiB AVX-512 blocks, the two
+ * streams from 8 KiB, their odd tails). Larger copies only repeat them.
+ */
+static const size_t bounds_big_sizes[] = { 1536 + 3, 2047, 2048, 2049, 3000, 4097,
+					   (8u << 10) - 1, (8u << 10) + 65, (8u << 10) + 389,
+					   (16u << 10) + 130, 65536 + 13 };
+#define BOUNDS_NR_SIZES (TU_SWEEP_MAX + 1 + ARRAY_SIZE(bounds_big_sizes))
+#define BOUNDS_MAX_SIZE (65536 + 13)
+
+static size_t bounds_size(size_t i)
+{
+	return i <= TU_SWEEP_MAX ? i : bounds_big_sizes[i - TU_SWEEP_MAX - 1];
+}
+
+/* Room for every bounds size, page-rounded, between two PROT_NONE pages. */
 struct guarded {
 	unsigned char *m, *lo, *hi;
 	size_t span;
@@ -206,7 +222,7 @@ static struct guarded guarded_map(void)
 {
 	struct guarded g;
 
-	g.span = (TU_SWEEP_MAX + 4095) & ~(size_t)4095;
+	g.span = (BOUNDS_MAX_SIZE + 4095) & ~(size_t)4095;
 	g.m = mmap(NULL, g.span + 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		   -1, 0);
 	cr_assert(g.m != MAP_FAILED);
@@ -225,17 +241,20 @@ static void guarded_unmap(struct guarded *g)
 
 /*
  * No read outside the source: put it flush against a PROT_NONE page, after
- * it and then before it, for every size and destination offset.
+ * it and then before it, for every size and destination offset (fewer
+ * offsets beyond the dense sweep).
  */
 static void src_bounds(const char *name, kflush_memcpy_flushcache_fn fn)
 {
 	struct guarded g = guarded_map();
-	struct tu_area a = tu_area_new(TU_SWEEP_MAX);
+	struct tu_area a = tu_area_new(BOUNDS_MAX_SIZE);
 	size_t step = tu_offset_step();
 
 	tu_fill(g.lo, g.span, 7);
-	for (volatile size_t n = 0; n <= TU_SWEEP_MAX; n++) {
-		for (volatile size_t doff = 0; doff < 64; doff += step) {
+	for (volatile size_t i = 0; i < BOUNDS_NR_SIZES; i++) {
+		volatile size_t n = bounds_size(i);
+
+		for (volatile size_t doff = 0; doff < 64; doff += i > TU_SWEEP_MAX ? 21 : step) {
 			for (volatile int at_end = 0; at_end < 2; at_end++) {
 				const unsigned char *s;
 
@@ -272,7 +291,9 @@ static void check_dst_bounds(const char *name, kflush_memcpy_flushcache_fn cp,
 	const char *op = cp ? "memcpy_flushcache" : "memset_flushcache";
 	struct guarded g = guarded_map();
 
-	for (volatile size_t n = 1; n <= TU_SWEEP_MAX; n++) {
+	for (volatile size_t i = 1; i < BOUNDS_NR_SIZES; i++) {
+		volatile size_t n = bounds_size(i);
+
 		for (volatile int at_end = 0; at_end < 2; at_end++) {
 			unsigned char *d = at_end ? g.hi - n : g.lo;
 			const unsigned char *want = cp ? src + (n * 7) % 64 : set_expect[2];
