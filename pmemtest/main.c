@@ -52,6 +52,14 @@ static const struct command *find_command(const char *name)
  * Remove the global options from a command's arguments (argv[0] is the
  * command), into @g; returns the new argc. "--" ends the scan.
  */
+/* A target or output named twice is a slip, not a choice: which one was meant? */
+static const char *once(const char *opt, const char *had, const char *arg)
+{
+	if (had)
+		cli_die_usage("%s given twice ('%s' and '%s')", opt, had, arg);
+	return arg;
+}
+
 static int take_globals(struct pmemtest_global *g, int argc, char **argv)
 {
 	int out = 1, i;
@@ -68,17 +76,17 @@ static int take_globals(struct pmemtest_global *g, int argc, char **argv)
 		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
 			g->quiet = true;
 		} else if (!strncmp(a, "--output=", 9)) {
-			g->output = a + 9;
+			g->output = once("--output", g->output, a + 9);
 		} else if (!strcmp(a, "--output")) {
 			if (i + 1 >= argc)
 				cli_die_usage("option '%s' needs an argument", a);
-			g->output = argv[++i];
+			g->output = once("--output", g->output, argv[++i]);
 		} else if (!strncmp(a, "--dev=", 6)) {
-			g->dev = a + 6;
+			g->dev = once("--dev", g->dev, a + 6);
 		} else if (!strcmp(a, "--dev") || !strcmp(a, "-d")) {
 			if (i + 1 >= argc)
 				cli_die_usage("option '%s' needs an argument", a);
-			g->dev = argv[++i];
+			g->dev = once("--dev", g->dev, argv[++i]);
 		} else {
 			argv[out++] = argv[i];
 			continue;
@@ -151,12 +159,12 @@ int main(int argc, char **argv)
 		case 'd':
 			if (!*optarg)
 				cli_die_usage("--dev needs a path");
-			g.dev = optarg;
+			g.dev = once("--dev", g.dev, optarg);
 			break;
 		case 'O':
 			if (!*optarg)
 				cli_die_usage("--output needs a file name");
-			g.output = optarg;
+			g.output = once("--output", g.output, optarg);
 			break;
 		case 'j': g.json = true; break;
 		case 'c': g.csv = true; break;

@@ -74,6 +74,8 @@ expect 2 "unknown command 'frobnicate'" "" -- frobnicate
 expect 2 "unknown option" "" -- init-bench --no-such-option
 expect 2 "unknown global option" "" -- --no-such-option info
 expect 2 "conflict" "" -- --json --csv init-bench --repeat 1
+expect 2 "--dev given twice" "$data" -- --dev "$T/missing" init-bench --dev "$data" --force --memmap dev --repeat 1
+expect 2 "--output given twice" "$data" -- --output "$T/o1" info --output="$data"
 expect 2 "expected 56, 64 or 80" "" -- init-bench --struct-page 60
 expect 2 "no x86-64 config of kernel 2026 gives it (64 or 80)" "" -- init-bench --struct-page 96
 expect 2 "no x86-64 config of kernel 2026 gives it" "" -- init-bench --struct-page 56
