@@ -518,7 +518,7 @@ static void trace_fixed(struct init_ns *ns, struct pf_seen *seen, const char *wh
 	/* The child is forked here: it sees ns as it is now. */
 	rc = tt_start(&t, why, sizeof(why));
 	if (rc == 1)
-		cr_skip_test("cannot trace here: %s", why);
+		tt_no_tracer(why, "the prefetch hints were not observed");
 	cr_assert_eq(rc, 0, "tracer: %s", why);
 	rc = tt_call(&t, (const void *)replay_method_fn(REPLAY_FIXED, ns->sp),
 		     (uint64_t)(uintptr_t)&ns->rp, ns->rp.start_pfn, ns->rp.end_pfn, pf_sink, seen,

@@ -71,7 +71,7 @@ void tp_setup(void)
 	fill(src_arena, TP_SRC_SIZE, 11);
 	r = tt_start(&tracer, why, sizeof(why));
 	if (r == 1)
-		cr_skip_test("persistence tracer: %s; the instruction-level proof did not run", why);
+		tt_no_tracer(why, "the instruction-level proof did not run");
 	cr_assert_eq(r, 0, "persistence tracer: %s", why);
 	if (tp_quick())
 		cr_log_info("KFLUSH_TEST_QUICK: one case per class, not the full plan");
@@ -83,7 +83,7 @@ void tp_arena_start(struct tt_tracer *t, unsigned char **arena, size_t len, cons
 	int r = tt_start_arena(t, arena, len, why, sizeof(why));
 
 	if (r == 1)
-		cr_skip_test("tracer: %s; %s", why, unobserved);
+		tt_no_tracer(why, unobserved);
 	cr_assert_eq(r, 0, "tracer: %s", why);
 }
 

@@ -43,14 +43,14 @@ struct tp_call {
 /*
  * Map the arena (on DAX, MAP_SYNC, when KFLUSH_TEST_DAX_DIR names a DAX
  * mount, as tests/testutil.c does) and fork the tracee; on a host where tracing cannot work
- * this skips the calling Criterion test with one line saying why.
+ * the calling Criterion test fails, or is skipped, as tt_no_tracer() says.
  */
 void tp_setup(void);
 void tp_teardown(void);
 
 /*
  * For a test that traces its own calls into an arena (tt_start_arena()):
- * starts it, or skips the test saying what went @unobserved.
+ * starts it, or hands what went @unobserved to tt_no_tracer().
  */
 void tp_arena_start(struct tt_tracer *t, unsigned char **arena, size_t len, const char *unobserved);
 

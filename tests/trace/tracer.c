@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <criterion/criterion.h>
+#include <criterion/hooks.h>
 #include <cpuid.h>
 #include <elf.h>
 #include <errno.h>
@@ -282,4 +284,75 @@ void tt_stop_arena(struct tt_tracer *t, unsigned char *arena, size_t len)
 {
 	tt_stop(t);
 	munmap(arena, len);
+}
+
+/*
+ * A test that cannot trace proves nothing, and Criterion would report it
+ * as a skip inside a program that exits 0: make check would say PASS for a
+ * run in which no instruction was traced (an auditor's LD_PRELOAD shim that
+ * refused ptrace() showed exactly that). So a refused tracer fails the test
+ * unless KFLUSH_TEST_ALLOW_NO_TRACE=1 says the host is known not to allow
+ * it; then the test is skipped with TT_NO_TRACE at the head of its message
+ * and main() below turns the program's exit status into 77, automake's
+ * SKIP. Under valgrind the tracer cannot single-step, and make
+ * check-valgrind, which runs every program there for memcheck's sake and
+ * counts any other status than 0 as failure, is not the proof's run: make
+ * check is. There the test is skipped as before.
+ */
+static int no_trace_allowed(void)
+{
+	const char *v = getenv("KFLUSH_TEST_ALLOW_NO_TRACE");
+
+	return v && !strcmp(v, "1");
+}
+
+void tt_no_tracer(const char *why, const char *unobserved)
+{
+#ifdef RUNNING_ON_VALGRIND
+	if (RUNNING_ON_VALGRIND)
+		cr_skip_test("tracer: %s; %s", why, unobserved);
+#endif
+	if (no_trace_allowed())
+		cr_skip_test(TT_NO_TRACE "%s; %s (KFLUSH_TEST_ALLOW_NO_TRACE=1: "
+			     "this program exits 77)", why, unobserved);
+	cr_assert_fail("tracer: %s; %s. Run where ptrace(2) is permitted (CI does, as root), "
+		       "or set KFLUSH_TEST_ALLOW_NO_TRACE=1 to have this reported as a skip",
+		       why, unobserved);
+}
+
+/* Set in the runner process: tests skipped by tt_no_tracer() with the opt-in. */
+static size_t untraced;
+static int any_failed;
+
+ReportHook(POST_ALL)(struct criterion_global_stats *stats)
+{
+	for (const struct criterion_suite_stats *s = stats->suites; s; s = s->next)
+		for (const struct criterion_test_stats *t = s->tests; t; t = t->next)
+			if (t->test_status == CR_STATUS_SKIPPED && t->message &&
+			    !strncmp(t->message, TT_NO_TRACE, strlen(TT_NO_TRACE)))
+				untraced++;
+	any_failed = stats->tests_failed > 0;
+}
+
+/*
+ * Criterion's own main(), but for the status: 77 when a test went
+ * untraced (with the opt-in) and none failed. Any such test, not only all
+ * of them: PASS for a program that proved part of what it names would
+ * hide the rest again. Workers never get past criterion_run_all_tests().
+ */
+int main(int argc, char *argv[])
+{
+	struct criterion_test_set *tests = criterion_initialize();
+	int result = 0;
+
+	if (criterion_handle_args(argc, argv, true))
+		result = !criterion_run_all_tests(tests);
+	criterion_finalize(tests);
+	if (!result && !any_failed && untraced) {
+		fprintf(stderr, "%zu test%s skipped: the tracer could not start "
+			"(KFLUSH_TEST_ALLOW_NO_TRACE=1); exit 77 (skip)\n", untraced,
+			untraced == 1 ? "" : "s");
+		return 77;
+	}
+	return result;
 }

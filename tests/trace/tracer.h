@@ -7,7 +7,8 @@
  * memory effect, in order, to a sink. So exactly the call's own
  * instructions are seen, none of the caller's. Memory the call works on
  * must be MAP_SHARED and mapped before tt_start(), so the parent reads the
- * result without copying it out of the child.
+ * result without copying it out of the child. Linked into Criterion
+ * programs only: it gives them their main(), for tt_no_tracer()'s exit 77.
  */
 #ifndef KFLUSH_TRACE_TRACER_H
 #define KFLUSH_TRACE_TRACER_H
@@ -33,6 +34,16 @@ typedef void (*tt_sink)(void *ctx, const struct td_insn *in, const struct td_eff
  * ptrace refused), with the reason in why; -1 on any other error.
  */
 int tt_start(struct tt_tracer *t, char *why, size_t whylen);
+
+/*
+ * What a Criterion test does when tt_start() returned 1, why being its
+ * reason and unobserved what went unproved: fails, unless
+ * KFLUSH_TEST_ALLOW_NO_TRACE=1, when it skips with a message starting
+ * TT_NO_TRACE and the program (this file's main()) exits 77, automake's
+ * SKIP. Under valgrind it skips, and the status stays 0. Does not return.
+ */
+#define TT_NO_TRACE "no tracer: "
+void tt_no_tracer(const char *why, const char *unobserved);
 
 /*
  * Call fn(a0, a1, a2) in the child, single-stepping every instruction until
