@@ -212,6 +212,15 @@ void tl_finish(struct tl_state *s)
 		if (s->x.flush && owned && s->wbs[l] != 1)
 			flag(s, TL_WB_COUNT, "the line at dst%+ld written back %u times (n=%zu)",
 			     rel(s, at), s->wbs[l], s->x.n);
+		/*
+		 * A second write-back of a line is wasted work (the temporal
+		 * calls' steps end on step boundaries for that). The kernel
+		 * baselines (allow_mixed) keep the kernel's shape, whose head
+		 * and tail of a short copy write back the same line.
+		 */
+		if (!s->x.flush && !s->x.allow_mixed && s->wbs[l] > 1)
+			flag(s, TL_WB_COUNT, "the line at dst%+ld written back %u times in one call "
+			     "(n=%zu)", rel(s, at), s->wbs[l], s->x.n);
 	}
 	if (!s->x.flush)
 		for (uint64_t i = d0; i < d1; i++)

@@ -42,7 +42,8 @@ struct tl_expect {
 	const unsigned char *final;	/* the window's expected bytes at return */
 	enum td_kind wb;	/* the write-back instruction the call must use */
 	int fences;		/* sfence/mfence it must run: 0, or 1 after all else */
-	int allow_mixed;	/* the kernel variant: its edges mix NT and cached stores */
+	int allow_mixed;	/* the kernel variant: its edges mix NT and cached stores, and
+				   may write back a line twice; no other call may */
 	int nt_only;		/* every byte NT, nothing to write back (page clears) */
 	int flush;		/* a write-back call: each line of the range once, no store */
 };
