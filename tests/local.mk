@@ -274,6 +274,23 @@ tests_test_memcpy_tuned_SOURCES = tests/test_memcpy_tuned.c tests/doc_rules.c te
 tests_test_memcpy_tuned_CFLAGS = $(TEST_TRACE_CFLAGS)
 tests_test_memcpy_tuned_LDADD = $(TEST_TRACE_LIBS)
 
+# The same variants under every documented switch-over, with and without
+# the near-distance rule, whatever this host's own rule: the library built
+# with -DKFLUSH_TEST_TUNING, whose kflush_test_memcpy_tuning() sets them.
+# Test builds only; the installed library has no such code.
+check_LTLIBRARIES += tests/libkflush_tuning.la
+tests_libkflush_tuning_la_SOURCES = $(KFLUSH_SOURCES)
+tests_libkflush_tuning_la_CPPFLAGS = $(AM_CPPFLAGS) -DKFLUSH_TEST_TUNING
+tests_libkflush_tuning_la_CFLAGS = $(AM_CFLAGS) $(KFLUSH_VISIBILITY)
+tests_libkflush_tuning_la_CCASFLAGS = $(AM_CCASFLAGS)
+tests_libkflush_tuning_la_LIBADD = lib/libkflush_avx2.la lib/libkflush_avx512.la
+check_PROGRAMS += tests/test_memcpy_tuned_forced
+TESTS += tests/test_memcpy_tuned_forced
+tests_test_memcpy_tuned_forced_SOURCES = tests/test_memcpy_tuned_forced.c $(TEST_TRACE)
+tests_test_memcpy_tuned_forced_CFLAGS = $(TEST_TRACE_CFLAGS)
+tests_test_memcpy_tuned_forced_LDADD = tests/libkflush_tuning.la $(CRITERION_LIBS) \
+	$(CAPSTONE_LIBS)
+
 # The stores a flush-copy, -fill or -move variant's call runs (issue 10):
 # the measured shapes of lib/x86_64/flushcache.h and memmove_flushcache.c,
 # seen by the tracer.

@@ -14,6 +14,8 @@
  *
  * tests/test_memcpy.c checks the bytes of every size and offset; this
  * checks the path, which the bytes cannot show for buffers apart.
+ * tests/test_memcpy_tuned_forced.c checks both under every documented
+ * switch-over, with and without the distance rule, on any host.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>

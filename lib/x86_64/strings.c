@@ -12,6 +12,23 @@
 /* Seed 000's switch-over, until a per-CPU rule (cpu_rules.c) sets this CPU's. */
 struct kflush_memcpy_tuning kflush_memcpy_tuning = { 2048, 0 };
 
+#ifdef KFLUSH_TEST_TUNING
+/*
+ * Test builds only (tests/local.mk): only one CPU's rule turns avoid_near
+ * on, so tests/test_memcpy_tuned_forced.c sets the tuning itself to run
+ * the near-distance path on any host with erms and avx2. A call, not an
+ * environment variable read at load: each Criterion test runs in a fresh
+ * process and wants several tunings, and the tracer's child must be
+ * forked after the change. The installed library has no such code.
+ */
+void kflush_test_memcpy_tuning(size_t movsb_min, int avoid_near);
+void kflush_test_memcpy_tuning(size_t movsb_min, int avoid_near)
+{
+	kflush_memcpy_tuning.movsb_min = movsb_min;
+	kflush_memcpy_tuning.avoid_near = avoid_near;
+}
+#endif
+
 /* In memcpy.S, which reads avoid_near at offset 8. */
 void *memcpy_tuned(void *dst, const void *src, size_t n);
 void *memcpy_tuned_prefetchw(void *dst, const void *src, size_t n);
