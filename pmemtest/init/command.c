@@ -131,13 +131,14 @@ static double run_once(const struct init_ns *ns, enum replay_method m, replay_fn
 /* Apply the options to a namespace; errors are usage errors (exit 2). */
 static void configure(const struct pmemtest_global *g, const struct init_opts *o, struct init_ns *ns)
 {
-	char b1[32], b2[32];
+	char b1[32], b2[32], b3[32];
 
 	if (o->size) {
 		/* A namespace cannot outgrow its device; libpmem2 could not map it. */
 		if (g->dev && o->size > ns->target_size)
-			cli_die_usage("--size %s: larger than %s (%s, %" PRIu64 " bytes)",
-				     cli_fmt_bytes(o->size, b1, sizeof(b1)), g->dev,
+			cli_die_usage("--size %s: %s larger than %s (%s, %" PRIu64 " bytes)",
+				     cli_fmt_bytes(o->size, b1, sizeof(b1)),
+				     cli_fmt_bytes(o->size - ns->target_size, b3, sizeof(b3)), g->dev,
 				     cli_fmt_bytes(ns->target_size, b2, sizeof(b2)), ns->target_size);
 		ns->size = o->size;
 	}
