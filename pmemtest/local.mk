@@ -3,10 +3,10 @@
 # per part: init/ (init-bench: options, target, run, verification, report),
 # replay/ (the kernel models and the replay methods), bench/ (copy-bench and
 # clear-bench: modes over a contender engine, results), common/ (errors and
-# parsing, device discovery, statistics, the machine's roofs).
+# parsing, where results go, device discovery, statistics, the machine's roofs).
 bin_PROGRAMS += pmemtest/pmemtest
 pmemtest_common_sources = \
-	pmemtest/common/cli.c pmemtest/common/cli.h \
+	pmemtest/common/cli.c pmemtest/common/cli_output.c pmemtest/common/cli.h \
 	pmemtest/common/stats.c pmemtest/common/stats.h pmemtest/common/rng.h \
 	pmemtest/common/roof.c pmemtest/common/roof.h pmemtest/common/roof_isa.h \
 	pmemtest/common/roof_avx2.c pmemtest/common/roof_avx512.c \

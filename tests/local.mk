@@ -112,7 +112,8 @@ check_PROGRAMS += tests/test_pmemtest_replay
 TESTS += tests/test_pmemtest_replay
 tests_test_pmemtest_replay_SOURCES = tests/test_pmemtest_replay.c \
 	pmemtest/replay/methods.c pmemtest/replay/kmodel.c pmemtest/init/target.c \
-	pmemtest/common/devices.c pmemtest/common/cli.c pmemtest/common/stats.c \
+	pmemtest/common/devices.c pmemtest/common/cli.c pmemtest/common/cli_output.c \
+	pmemtest/common/stats.c \
 	pmemtest/common/roof.c pmemtest/common/roof_avx2.c pmemtest/common/roof_avx512.c \
 	pmemtest/common/output.c pmemtest/init/report.c \
 	tests/trace/decode.c tests/trace/decode.h tests/trace/tracer.c tests/trace/tracer.h
@@ -126,7 +127,8 @@ check_PROGRAMS += tests/test_pmemtest_copy_calls
 TESTS += tests/test_pmemtest_copy_calls
 tests_test_pmemtest_copy_calls_SOURCES = tests/test_pmemtest_copy_calls.c \
 	pmemtest/bench/copy_calls.c pmemtest/bench/buffers.c pmemtest/bench/results.c \
-	pmemtest/common/cli.c pmemtest/common/output.c pmemtest/common/stats.c \
+	pmemtest/common/cli.c pmemtest/common/cli_output.c pmemtest/common/output.c \
+	pmemtest/common/stats.c \
 	pmemtest/common/roof.c pmemtest/common/roof_avx2.c pmemtest/common/roof_avx512.c
 tests_test_pmemtest_copy_calls_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(JSONC_CFLAGS)
 tests_test_pmemtest_copy_calls_LDADD = $(TEST_LIBS) $(PMEM2_LIBS) $(JSONC_LIBS) -lm
@@ -158,7 +160,8 @@ check_PROGRAMS += tests/test_pmemtest_oracle
 TESTS += tests/test_pmemtest_oracle
 tests_test_pmemtest_oracle_SOURCES = tests/test_pmemtest_oracle.c \
 	pmemtest/replay/methods.c pmemtest/replay/kmodel.c pmemtest/init/target.c \
-	pmemtest/common/devices.c pmemtest/common/cli.c pmemtest/common/stats.c \
+	pmemtest/common/devices.c pmemtest/common/cli.c pmemtest/common/cli_output.c \
+	pmemtest/common/stats.c \
 	pmemtest/common/roof.c pmemtest/common/roof_avx2.c pmemtest/common/roof_avx512.c \
 	pmemtest/common/output.c pmemtest/init/report.c
 tests_test_pmemtest_oracle_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(DAXCTL_CFLAGS) $(NDCTL_CFLAGS) $(JSONC_CFLAGS)
