@@ -48,10 +48,6 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-/*
- * Remove the global options from a command's arguments (argv[0] is the
- * command), into @g; returns the new argc. "--" ends the scan.
- */
 /* A target or output named twice is a slip, not a choice: which one was meant? */
 static const char *once(const char *opt, const char *had, const char *arg)
 {
@@ -60,6 +56,10 @@ static const char *once(const char *opt, const char *had, const char *arg)
 	return arg;
 }
 
+/*
+ * Remove the global options from a command's arguments (argv[0] is the
+ * command), into @g; returns the new argc. "--" ends the scan.
+ */
 static int take_globals(struct pmemtest_global *g, int argc, char **argv)
 {
 	int out = 1, i;

@@ -6,9 +6,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,12 +116,13 @@ static int install_image(const char *tmp, const char *out)
 	}
 	to = cli_open_output("--output", out);
 	if (to >= 0) {
-		if (cli_copy_fd(from, to) == 0 && close(to) == 0)
+		int copied = cli_copy_fd(from, to);
+
+		/* close() last: it may report the write error itself (NFS). */
+		if (close(to) == 0 && copied == 0)
 			rc = PMEMTEST_EXIT_OK;
 		else
 			cli_err_errno("plot: writing %s", out);
-		if (rc)
-			close(to);
 	}
 	close(from);
 	return rc;

@@ -131,16 +131,18 @@ static int commit_output(bool success)
 	if (fstat(STDOUT_FILENO, &st) < 0)
 		st.st_size = 0;
 	if (success || st.st_size > 0) {
-		if (ftruncate(fd, 0) < 0 || cli_copy_fd(STDOUT_FILENO, fd) < 0 || close(fd) < 0) {
+		int copied = ftruncate(fd, 0) < 0 || cli_copy_fd(STDOUT_FILENO, fd) < 0 ? -1 : 0;
+
+		/* close() last: it may report the write error itself (NFS). */
+		if (close(fd) < 0 || copied < 0) {
 			cli_err_errno("--output %s", deferred.path);
 			rc = -1;
 		}
-		fd = -1;
-	} else if (deferred.created) {
-		unlink(deferred.path);
+		return rc;
 	}
-	if (fd >= 0)
-		close(fd);
+	close(fd);
+	if (deferred.created)
+		unlink(deferred.path);
 	return rc;
 }
 
