@@ -47,7 +47,7 @@ tests_test_trace_CCASFLAGS = $(AM_CCASFLAGS)
 tests_test_trace_LDADD = $(TEST_TRACE_LIBS)
 
 tests_test_dispatch_SOURCES = tests/test_dispatch.c tests/doc_rules.c tests/doc_rules.h \
-	lib/x86_64/cpu_vendor.c lib/x86_64/cpu_rules.c
+	lib/x86_64/cpu_vendor.c lib/x86_64/cpu_rules.c $(TEST_UTIL)
 tests_test_dispatch_CFLAGS = $(TEST_CFLAGS)
 tests_test_dispatch_LDADD = $(TEST_LIBS) -ldl
 
@@ -148,7 +148,8 @@ EXTRA_DIST += tests/test_pmemtest_force.sh
 # the host's features are compared with /proc/cpuinfo.
 check_PROGRAMS += tests/test_cpu
 TESTS += tests/test_cpu
-tests_test_cpu_SOURCES = tests/test_cpu.c lib/x86_64/cpu_vendor.c lib/x86_64/cpuid_decode.c
+tests_test_cpu_SOURCES = tests/test_cpu.c lib/x86_64/cpu_vendor.c lib/x86_64/cpuid_decode.c \
+	$(TEST_UTIL)
 tests_test_cpu_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCOPY_SAFE_HELPER='"$(abs_top_builddir)/tests/copy_safe_helper"'
 tests_test_cpu_CFLAGS = $(TEST_CFLAGS)
@@ -333,7 +334,7 @@ tests_test_version_LDADD = $(TEST_LIBS)
 # The registry calls' error contract (kflush_variant_count(3)).
 check_PROGRAMS += tests/test_registry
 TESTS += tests/test_registry
-tests_test_registry_SOURCES = tests/test_registry.c
+tests_test_registry_SOURCES = tests/test_registry.c $(TEST_UTIL)
 tests_test_registry_CFLAGS = $(TEST_CFLAGS)
 tests_test_registry_LDADD = $(TEST_LIBS)
 

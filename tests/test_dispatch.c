@@ -39,7 +39,6 @@
 #include <criterion/parameterized.h>
 #include <dlfcn.h>
 #include <inttypes.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +47,7 @@
 
 #include "internal.h"
 #include "doc_rules.h"
+#include "testutil.h"
 
 #define DUMP_ENV "TEST_DISPATCH_DUMP"
 #define OUT_MAX 8192
@@ -248,64 +248,33 @@ struct child {
 	char err[OUT_MAX];
 };
 
-static void read_all(int fd, char *buf, size_t max)
-{
-	size_t len = 0;
-	ssize_t r;
-
-	while (len < max - 1 && (r = read(fd, buf + len, max - 1 - len)) > 0)
-		len += (size_t)r;
-	buf[len] = '\0';
-	close(fd);
-}
-
 /*
  * Re-run this program with KFLUSH_HWCAPS=mask and KFLUSH_CPU_RULES=rules
  * (NULL: unset) and parse its dump.
  */
 static void spawn_dump_rules(const char *mask, const char *rules, struct child *c)
 {
-	static char self[4096];
-	char out[OUT_MAX], *envp[512], *hw = NULL, *ru = NULL, *line, *save;
-	static char dump_var[] = DUMP_ENV "=1";
+	static const char *const unset[] = { "KFLUSH_HWCAPS", "KFLUSH_CPU_RULES", NULL };
+	static char self[4096], dump_var[] = DUMP_ENV "=1";
+	char out[OUT_MAX], *set[4] = { dump_var }, *hw = NULL, *ru = NULL, *line, *save;
 	char *argv[] = { self, NULL };
-	int po[2], pe[2], status, nenv = 0, nbound = 0, nentry = 0;
-	posix_spawn_file_actions_t fa;
+	int status, nset = 1, nbound = 0, nentry = 0;
 	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	pid_t pid;
 
 	cr_assert(sl > 0);
 	self[sl] = '\0';
-	for (char **e = environ; *e && nenv < 508; e++)
-		if (strncmp(*e, "KFLUSH_HWCAPS=", 14) != 0 && strncmp(*e, "KFLUSH_CPU_RULES=", 17) != 0)
-			envp[nenv++] = *e;
-	envp[nenv++] = dump_var;
 	if (mask) {
 		cr_assert(asprintf(&hw, "KFLUSH_HWCAPS=%s", mask) > 0);
-		envp[nenv++] = hw;
+		set[nset++] = hw;
 	}
 	if (rules) {
 		cr_assert(asprintf(&ru, "KFLUSH_CPU_RULES=%s", rules) > 0);
-		envp[nenv++] = ru;
+		set[nset++] = ru;
 	}
-	envp[nenv] = NULL;
-
-	cr_assert(pipe(po) == 0 && pipe(pe) == 0);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-	posix_spawn_file_actions_addclose(&fa, po[0]);
-	posix_spawn_file_actions_addclose(&fa, pe[0]);
-	cr_assert(posix_spawn(&pid, self, &fa, NULL, argv, envp) == 0);
-	posix_spawn_file_actions_destroy(&fa);
-	close(po[1]);
-	close(pe[1]);
-	/* The child writes a few hundred bytes: no pipe can fill up. */
-	read_all(po[0], out, sizeof(out));
-	read_all(pe[0], c->err, sizeof(c->err));
-	cr_assert(waitpid(pid, &status, 0) == pid);
+	status = tu_spawn(self, argv, unset, set, out, sizeof(out), c->err, sizeof(c->err));
 	free(hw);
 	free(ru);
+	cr_assert(status != -1, "cannot run %s", self);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		  "child with KFLUSH_HWCAPS=%s failed; stderr: %s", mask ? mask : "(unset)", c->err);
 

@@ -13,11 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <kflush.h>
+
+#include "testutil.h"
 
 /* Out of range: one past the last, the enum's -1, and far beyond. */
 static const unsigned int bad_ops[] = { KFLUSH_NR_OPS, KFLUSH_NR_OPS + 1, UINT_MAX, 1u << 31 };
@@ -175,34 +176,16 @@ __attribute__((constructor)) static void unusable_child(void)
 
 Test(registry, unusable_is_enotsup)
 {
+	static const char *const unset[] = { "KFLUSH_HWCAPS", NULL };
 	static char self[4096], child[] = CHILD_ENV "=1", mask[] = "KFLUSH_HWCAPS=-avx2";
-	char *argv[] = { self, NULL }, *envp[512], err[4096];
-	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1), n;
-	posix_spawn_file_actions_t fa;
-	int pe[2], status, nenv = 0;
-	size_t got = 0;
-	pid_t pid;
+	char *argv[] = { self, NULL }, *set[] = { child, mask, NULL }, err[4096];
+	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int status;
 
 	cr_assert(sl > 0);
 	self[sl] = '\0';
-	for (char **e = environ; *e && nenv < 509; e++)
-		if (strncmp(*e, "KFLUSH_HWCAPS=", 14) != 0)
-			envp[nenv++] = *e;
-	envp[nenv++] = child;
-	envp[nenv++] = mask;
-	envp[nenv] = NULL;
-	cr_assert(pipe(pe) == 0);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-	posix_spawn_file_actions_addclose(&fa, pe[0]);
-	cr_assert(posix_spawn(&pid, self, &fa, NULL, argv, envp) == 0);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pe[1]);
-	while (got < sizeof(err) - 1 && (n = read(pe[0], err + got, sizeof(err) - 1 - got)) > 0)
-		got += (size_t)n;
-	err[got] = '\0';
-	close(pe[0]);
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	status = tu_spawn(self, argv, unset, set, NULL, 0, err, sizeof(err));
+	cr_assert(status != -1, "cannot run %s", self);
 	cr_log_info("%s", err);
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "under KFLUSH_HWCAPS=-avx2: %s",
 		  err);

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #if defined(__has_include)
@@ -255,4 +258,87 @@ long tu_first_access(void (*call)(unsigned char *page, size_t i, void *ctx),
 	sigaction(SIGBUS, &old_bus, NULL);
 	munmap(p, 4096);
 	return hit;
+}
+
+static int unset_here(const char *entry, const char *const unset[])
+{
+	for (size_t i = 0; unset && unset[i]; i++) {
+		size_t len = strlen(unset[i]);
+
+		if (!strncmp(entry, unset[i], len) && entry[len] == '=')
+			return 1;
+	}
+	return 0;
+}
+
+int tu_spawn(const char *path, char *const argv[], const char *const unset[],
+	     char *const set[], char *out, size_t outlen, char *err, size_t errlen)
+{
+	char **envp, *buf[2] = { out, err }, drop[512];
+	size_t nenv = 0, n = 0, len[2] = { 0, 0 }, max[2] = { outlen, errlen };
+	struct pollfd pf[2] = { { .fd = -1 }, { .fd = -1 } };
+	posix_spawn_file_actions_t fa;
+	int fds[2][2], status = -1;
+	pid_t pid;
+
+	for (char **e = environ; *e; e++)
+		nenv++;
+	for (size_t i = 0; set && set[i]; i++)
+		nenv++;
+	envp = calloc(nenv + 1, sizeof(*envp));
+	if (!envp || pipe(fds[0]) || pipe(fds[1])) {
+		free(envp);
+		return -1;
+	}
+	for (char **e = environ; *e; e++)
+		if (!unset_here(*e, unset))
+			envp[n++] = *e;
+	for (size_t i = 0; set && set[i]; i++)
+		envp[n++] = set[i];
+	posix_spawn_file_actions_init(&fa);
+	for (int k = 0; k < 2; k++) {
+		posix_spawn_file_actions_adddup2(&fa, fds[k][1], k + 1);
+		posix_spawn_file_actions_addclose(&fa, fds[k][0]);
+	}
+	if (posix_spawn(&pid, path, &fa, NULL, argv, envp) != 0)
+		pid = -1;
+	posix_spawn_file_actions_destroy(&fa);
+	free(envp);
+	for (int k = 0; k < 2; k++) {
+		close(fds[k][1]);
+		pf[k].fd = fds[k][0];
+		pf[k].events = POLLIN;
+	}
+	/* Both at once: a child that fills one pipe must not wait on us forever. */
+	while (pf[0].fd >= 0 || pf[1].fd >= 0) {
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int k = 0; k < 2; k++) {
+			ssize_t r;
+			int keep = buf[k] && len[k] + 1 < max[k];
+
+			if (pf[k].fd < 0 || !pf[k].revents)
+				continue;
+			r = keep ? read(pf[k].fd, buf[k] + len[k], max[k] - 1 - len[k])
+				 : read(pf[k].fd, drop, sizeof(drop));
+			if (r > 0 && keep)
+				len[k] += (size_t)r;
+			if (r <= 0 && !(r < 0 && errno == EINTR)) {
+				close(pf[k].fd);
+				pf[k].fd = -1;
+			}
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		if (pf[k].fd >= 0)
+			close(pf[k].fd);
+		if (buf[k] && max[k])
+			buf[k][len[k]] = '\0';
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) != pid)
+		status = -1;
+	return status;
 }

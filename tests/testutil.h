@@ -114,4 +114,16 @@ size_t tu_usable_variants(enum kflush_op op, struct tu_variant *out, size_t max)
 long tu_first_access(void (*call)(unsigned char *page, size_t i, void *ctx),
 		     void *ctx, size_t count);
 
+/*
+ * Run @path with @argv in this process's environment, less the variables
+ * named in @unset and plus the "NAME=value" entries of @set (both
+ * NULL-terminated, either NULL): the way to run a program, this one
+ * included (/proc/self/exe), under a KFLUSH_HWCAPS it reads at load. Its
+ * stdout and stderr, when @out and @err are not NULL, go there (up to the
+ * size less one, NUL-terminated; the rest is read and dropped). Returns
+ * the wait status, or -1 if it could not be started.
+ */
+int tu_spawn(const char *path, char *const argv[], const char *const unset[],
+	     char *const set[], char *out, size_t outlen, char *err, size_t errlen);
+
 #endif /* KFLUSH_TESTUTIL_H */
