@@ -5,23 +5,17 @@
 # sweep and persistence proof. The variants themselves are swept unmasked.
 # A program's 77 (no tracer, KFLUSH_TEST_ALLOW_NO_TRACE=1) does not stop the
 # others, and makes the script's status 77 too: the proof did not run.
-skip=0
-masked() {
-	"${srcdir:-.}/tests/run-masked.sh" "$@"
-	r=$?
-	[ $r -eq 77 ] && { skip=77; return 0; }
-	return $r
-}
+. "$(dirname "$0")/lib.sh"
 run() {
 	mask=$1
 	shift
-	masked "$mask" tests/test_flushcache --filter='flushcache/kflush_*' &&
-	masked "$mask" tests/test_persistence \
+	tl_masked "$mask" tests/test_flushcache --filter='flushcache/kflush_*' &&
+	tl_masked "$mask" tests/test_persistence \
 		--filter='persistence/@(entry_points|memcpy_persist_fences_once)' &&
-	masked "$mask" tests/test_memmove --filter='memmove/kflush_*' &&
-	masked "$mask" tests/test_move_persistence \
+	tl_masked "$mask" tests/test_memmove --filter='memmove/kflush_*' &&
+	tl_masked "$mask" tests/test_move_persistence \
 		--filter='move_persistence/entry_point'
 }
 run -avx512f,-avx2,-movdir64b &&
 run -avx512f,-avx2,-movdir64b,-sse2,-clwb,-clflushopt &&
-exit $skip
+exit $tl_skip

@@ -4,15 +4,10 @@
 # clflushopt as the bound write-back (the variants' edges go through it).
 # A program's 77 (no tracer, KFLUSH_TEST_ALLOW_NO_TRACE=1) does not stop the
 # others, and makes the script's status 77 too: the proof did not run.
-skip=0
-run() {
-	"${srcdir:-.}/tests/run-masked.sh" -clwb "$@"
-	r=$?
-	[ $r -eq 77 ] && { skip=77; return 0; }
-	return $r
-}
+. "$(dirname "$0")/lib.sh"
+run() { tl_masked -clwb "$@"; }
 run tests/test_persistence &&
 run tests/test_flushcache --filter='flushcache/kflush_*' &&
 run tests/test_move_persistence &&
 run tests/test_flags_persistence &&
-exit $skip
+exit $tl_skip

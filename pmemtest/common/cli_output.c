@@ -126,8 +126,7 @@ static int commit_output(bool success)
 	if (fd < 0)
 		return 0;
 	deferred.fd = -1;
-	if (fflush(stdout) != 0 && !stdout_errno)
-		stdout_errno = errno ? errno : EIO;
+	cli_flush_stdout();	/* a failure is kept for cli_finish_stdout() to report */
 	if (fstat(STDOUT_FILENO, &st) < 0)
 		st.st_size = 0;
 	if (success || st.st_size > 0) {
