@@ -18,7 +18,8 @@
 #    the flavour the counters name; tests/test_pmem2_persistence traces the
 #    instructions;
 #  - put first in the library path as libpmem2.so.1 it is what the client
-#    binds to, and pointed at itself it refuses to forward.
+#    binds to, and what the real libpmem2's own calls to the getters bind
+#    to, and pointed at itself it refuses to forward.
 # Exit 77 (skip) without the real libpmem2, strace (or ptrace) or objdump.
 set -u
 
@@ -143,17 +144,32 @@ for gran in PAGE CACHE_LINE BYTE; do
 	fi
 done
 
-# First in the library path under libpmem2's name: the client binds to it.
+# First in the library path under libpmem2's name: the client binds to it,
+# and so do the real libpmem2's own calls to the getters (its synchronous
+# data mover's, behind pmem2_memcpy_async), though it was opened
+# RTLD_LOCAL: the dynamic linker says so (libkflush-pmem2(7)).
 mkdir "$T/lib" && ln -s "$dropin" "$T/lib/libpmem2.so.1" || exit 99
 LD_PRELOAD=$asan LD_LIBRARY_PATH=$T/lib PMEM2_FORCE_GRANULARITY=CACHE_LINE \
+	LD_BIND_NOW=1 LD_DEBUG=bindings LD_DEBUG_OUTPUT=$T/bind \
 	"$client" "$T/file.lp" >"$T/out.lp" 2>&1
 rc=$?
+cat "$T"/bind.* >"$T/bind" 2>/dev/null
 if [ $rc -ne 0 ]; then
 	fail "library path: the client exited $rc: $(head -3 "$T/out.lp")"
 elif [ "$(grep -c "^[a-z]*_fn: $T/lib/libpmem2.so.1\$" "$T/out.lp")" -ne 6 ]; then
 	fail "library path: the functions are not the drop-in's: $(grep '_fn:' "$T/out.lp" | tr '\n' ' ')"
 else
 	echo "ok: as libpmem2.so.1 first in the library path, the client runs on the drop-in"
+fi
+unbound=
+for fn in memcpy memmove memset persist; do
+	grep -qF "binding file $real [0] to $T/lib/libpmem2.so.1 [0]: normal symbol \`pmem2_get_${fn}_fn' [LIBPMEM2_1.0]" \
+		"$T/bind" || unbound="$unbound pmem2_get_${fn}_fn"
+done
+if [ -n "$unbound" ]; then
+	fail "library path: the real libpmem2's calls to$unbound do not bind to the drop-in"
+else
+	echo "ok: the real libpmem2's own pmem2_get_{memcpy,memmove,memset,persist}_fn calls bind to the drop-in"
 fi
 
 # Pointed at itself it must refuse, and say so, rather than jump in a circle.
