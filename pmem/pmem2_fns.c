@@ -5,7 +5,9 @@
  * in pmem2_map_new() (from MAP_SYNC or device DAX, the regions'
  * persistence_domain for eADR, and PMEM2_FORCE_GRANULARITY), picks the
  * flavour, as PMDK's persist.c does:
- *   PAGE        the OS flushes: copies are plain stores, then msync();
+ *   PAGE        the OS flushes: copies are plain stores, then msync()
+ *               (PMDK flush-copies before its msync(); msync() alone is
+ *               what pmem2_get_memcpy_fn(3) promises: copy, then persist);
  *               persist and flush are msync(), drain does nothing.
  *   CACHE_LINE  libkflush's flush-copy, write-back and sfence.
  *   BYTE        the caches are persistent (eADR): plain stores, no
