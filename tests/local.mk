@@ -347,6 +347,13 @@ check_PROGRAMS += tests/pmem2_client
 tests_pmem2_client_SOURCES = tests/pmem2_client.c
 tests_pmem2_client_CFLAGS = $(AM_CFLAGS) $(PMEM2_CFLAGS)
 tests_pmem2_client_LDADD = $(PMEM2_LIBS) -ldl
+# A library calling libpmem2 from its constructor, preloaded after the
+# drop-in so that it runs first: the forwarders' slow path.
+check_LTLIBRARIES += tests/libpmem2early.la
+tests_libpmem2early_la_SOURCES = tests/pmem2_early.c
+tests_libpmem2early_la_CFLAGS = $(AM_CFLAGS) $(PMEM2_CFLAGS)
+tests_libpmem2early_la_LDFLAGS = $(AM_LDFLAGS) -module -shared -avoid-version -rpath /nowhere
+tests_libpmem2early_la_LIBADD = $(PMEM2_LIBS)
 TESTS += tests/test_pmem2.sh
 # Its functions under the persistence tracer: write-back and fence at cache
 # line granularity, fence only at byte granularity. Links the drop-in, not

@@ -172,6 +172,55 @@ else
 	echo "ok: the real libpmem2's own pmem2_get_{memcpy,memmove,memset,persist}_fn calls bind to the drop-in"
 fi
 
+# A call that arrives before the drop-in's constructor filled its slots
+# (tests/pmem2_early.c, preloaded after the drop-in, so its constructor runs
+# first: the dynamic linker's own account says whether it did) takes the
+# slow path, which must hand the real function every argument register
+# unchanged: PMDK's pmem2_perror() prints them all. With the real library
+# missing the call fails with ENOSYS (38 on Linux) instead (libkflush-pmem2(7)).
+early=$(pwd)/tests/.libs/libpmem2early.so
+want_perror='early perror: 1 2 3 4 5 0.5 1.5 2.5 3.5 4.5 5.5 6.5 7.5 6 8.5: '
+for mode in perror source missing; do
+	o=$T/out.early.$mode
+	rm -f "$T"/init.*
+	case $mode in
+	missing) lib=$T/no-such-libpmem2.so.1 m=source ;;
+	*) lib=$real m=$mode ;;
+	esac
+	LD_PRELOAD="$preload $early" KFLUSH_TEST_PMEM2_EARLY=$m KFLUSH_PMEM_LIBPMEM2=$lib \
+		LD_DEBUG=libs LD_DEBUG_OUTPUT=$T/init \
+		"$client" "$T/file.early" >"$o" 2>&1
+	rc=$?
+	order=$(cat "$T"/init.* 2>/dev/null | awk '/calling init:/ { print $NF }' |
+		awk -v a="$early" -v b="$dropin" '$0 == a { ea = NR } $0 == b { eb = NR }
+			END { print (ea && eb && ea < eb) ? "early-first" : "not" }')
+	if [ "$order" != early-first ]; then
+		fail "early $mode: the dynamic linker did not run $early's constructor before the drop-in's"
+		continue
+	fi
+	case $mode in
+	perror)
+		if [ $rc -ne 0 ] || ! grep -qxF "$want_perror" "$o"; then
+			fail "early perror: exit $rc, arguments not passed through the slow path: $(grep -m1 'early perror' "$o")"
+		else
+			echo "ok: a pmem2_perror() before the drop-in's constructor gets all 15 arguments through the slow path"
+		fi ;;
+	source)
+		if [ $rc -ne 0 ] || ! grep -qx "early source: 0 0 $((3 << 20))" "$o"; then
+			fail "early source: exit $rc: $(grep -m1 'early source' "$o")"
+		else
+			echo "ok: pmem2_source_from_anon() before the drop-in's constructor works, and the client after it"
+		fi ;;
+	missing)
+		if ! grep -qx "early source: -38 38 0" "$o" ||
+		   ! grep -q "libkflush-pmem2: $lib: cannot load the real libpmem2" "$o"; then
+			fail "early, real library missing: not ENOSYS with the reason: $(head -3 "$o" | tr '\n' ' ')"
+		else
+			echo "ok: with the real libpmem2 missing an early call fails with ENOSYS, and says why"
+		fi ;;
+	esac
+done
+
 # Pointed at itself it must refuse, and say so, rather than jump in a circle.
 LD_PRELOAD=$asan KFLUSH_PMEM_LIBPMEM2=$T/lib/libpmem2.so.1 LD_LIBRARY_PATH=$T/lib \
 	"$client" "$T/file.self" >"$T/out.self" 2>&1
