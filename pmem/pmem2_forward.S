@@ -106,6 +106,10 @@ kflush_pmem2_fwd_end:
  * rcx, r8, r9, al for a variadic call, xmm0-7) is saved around the C
  * resolver, which returns what to jump to: the real function, or a stub
  * that fails with -ENOSYS when the real library is missing.
+ * The vector registers sit at the bottom of the frame: a callee whose
+ * variadic prologue puts its own save area where this one's was (PMDK's
+ * pmem2_perror() does) must not find the right values left there by
+ * chance when al was lost.
  */
 	.text
 	.p2align 4
@@ -119,40 +123,40 @@ kflush_pmem2_slow:
 	.cfi_def_cfa_register %rbp
 	andq $-16, %rsp
 	subq $192, %rsp
-	movq %rdi, 0(%rsp)
-	movq %rsi, 8(%rsp)
-	movq %rdx, 16(%rsp)
-	movq %rcx, 24(%rsp)
-	movq %r8, 32(%rsp)
-	movq %r9, 40(%rsp)
-	movq %rax, 48(%rsp)
-	movdqa %xmm0, 64(%rsp)
-	movdqa %xmm1, 80(%rsp)
-	movdqa %xmm2, 96(%rsp)
-	movdqa %xmm3, 112(%rsp)
-	movdqa %xmm4, 128(%rsp)
-	movdqa %xmm5, 144(%rsp)
-	movdqa %xmm6, 160(%rsp)
-	movdqa %xmm7, 176(%rsp)
+	movq %rdi, 128(%rsp)
+	movq %rsi, 136(%rsp)
+	movq %rdx, 144(%rsp)
+	movq %rcx, 152(%rsp)
+	movq %r8, 160(%rsp)
+	movq %r9, 168(%rsp)
+	movq %rax, 176(%rsp)
+	movdqa %xmm0, 0(%rsp)
+	movdqa %xmm1, 16(%rsp)
+	movdqa %xmm2, 32(%rsp)
+	movdqa %xmm3, 48(%rsp)
+	movdqa %xmm4, 64(%rsp)
+	movdqa %xmm5, 80(%rsp)
+	movdqa %xmm6, 96(%rsp)
+	movdqa %xmm7, 112(%rsp)
 	movq %r11, %rdi
 	call kflush_pmem2_resolve
-	movq %rax, 56(%rsp)
-	movq 0(%rsp), %rdi
-	movq 8(%rsp), %rsi
-	movq 16(%rsp), %rdx
-	movq 24(%rsp), %rcx
-	movq 32(%rsp), %r8
-	movq 40(%rsp), %r9
-	movq 48(%rsp), %rax
-	movdqa 64(%rsp), %xmm0
-	movdqa 80(%rsp), %xmm1
-	movdqa 96(%rsp), %xmm2
-	movdqa 112(%rsp), %xmm3
-	movdqa 128(%rsp), %xmm4
-	movdqa 144(%rsp), %xmm5
-	movdqa 160(%rsp), %xmm6
-	movdqa 176(%rsp), %xmm7
-	movq 56(%rsp), %r11
+	movq %rax, 184(%rsp)
+	movq 128(%rsp), %rdi
+	movq 136(%rsp), %rsi
+	movq 144(%rsp), %rdx
+	movq 152(%rsp), %rcx
+	movq 160(%rsp), %r8
+	movq 168(%rsp), %r9
+	movq 176(%rsp), %rax
+	movdqa 0(%rsp), %xmm0
+	movdqa 16(%rsp), %xmm1
+	movdqa 32(%rsp), %xmm2
+	movdqa 48(%rsp), %xmm3
+	movdqa 64(%rsp), %xmm4
+	movdqa 80(%rsp), %xmm5
+	movdqa 96(%rsp), %xmm6
+	movdqa 112(%rsp), %xmm7
+	movq 184(%rsp), %r11
 	leave
 	.cfi_def_cfa %rsp, 8
 	jmpq *%r11
