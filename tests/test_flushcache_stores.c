@@ -38,11 +38,16 @@
 #include "trace/harness.h"
 #include "trace/stores.h"
 
-/* One traced call into the page-aligned ts_arena; checks the bytes. */
-static void traced_with(const char *name, kflush_memcpy_flushcache_fn fn, size_t doff, size_t n,
-			tt_sink fsink, void *ctx)
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * One traced call into the page-aligned ts_arena, from @soff into the
+ * source's page-aligned half; checks the bytes.
+ */
+static void traced_from(const char *name, kflush_memcpy_flushcache_fn fn, size_t doff,
+			size_t soff, size_t n, tt_sink fsink, void *ctx)
 {
-	unsigned char *dst = ts_arena + doff, *src = ts_arena + TS_SRC_OFF + 8;
+	unsigned char *dst = ts_arena + doff, *src = ts_arena + TS_SRC_OFF + soff;
 	char err[256] = "";
 
 	for (size_t i = 0; i < TS_ARENA; i++)
@@ -51,6 +56,13 @@ static void traced_with(const char *name, kflush_memcpy_flushcache_fn fn, size_t
 			     (uint64_t)(uintptr_t)src, n, fsink, ctx, err, sizeof(err)), 0,
 		     "%s n=%zu dst+%zu: %s", name, n, doff, err);
 	cr_assert(memcmp(dst, src, n) == 0, "%s n=%zu dst+%zu: wrong bytes", name, n, doff);
+}
+
+/* The source 8 bytes into its page: never near its end. */
+static void traced_with(const char *name, kflush_memcpy_flushcache_fn fn, size_t doff, size_t n,
+			tt_sink fsink, void *ctx)
+{
+	traced_from(name, fn, doff, 8, n, fsink, ctx);
 }
 
 static struct ts_seen traced(const char *name, kflush_memcpy_flushcache_fn fn, size_t doff,
@@ -242,13 +254,13 @@ static int all_cached(const char *variant, enum kflush_op op, size_t doff, size_
  * One traced call of @op's @fn (a copy from the ts_arena's source, or a fill
  * of 0xa5) to ts_arena+@doff; checks the bytes.
  */
-static void traced_op(enum kflush_op op, const char *name, kflush_fn fn, size_t doff, size_t n,
-		      tt_sink fsink, void *ctx)
+static void traced_op_from(enum kflush_op op, const char *name, kflush_fn fn, size_t doff,
+			   size_t soff, size_t n, tt_sink fsink, void *ctx)
 {
 	char err[256] = "";
 
 	if (op == KFLUSH_OP_MEMCPY_FLUSHCACHE) {
-		traced_with(name, (kflush_memcpy_flushcache_fn)fn, doff, n, fsink, ctx);
+		traced_from(name, (kflush_memcpy_flushcache_fn)fn, doff, soff, n, fsink, ctx);
 		return;
 	}
 	memset(ts_arena, 0, doff + n + 64);
@@ -258,6 +270,12 @@ static void traced_op(enum kflush_op op, const char *name, kflush_fn fn, size_t 
 	for (size_t b = 0; b < n; b++)
 		cr_assert_eq(ts_arena[doff + b], 0xa5, "%s n=%zu dst+%zu: byte %zu wrong", name, n, doff,
 			     b);
+}
+
+static void traced_op(enum kflush_op op, const char *name, kflush_fn fn, size_t doff, size_t n,
+		      tt_sink fsink, void *ctx)
+{
+	traced_op_from(op, name, fn, doff, 8, n, fsink, ctx);
 }
 
 /*
@@ -397,10 +415,13 @@ Test(flushcache_stores, edge_free_fills_in_16_byte_pieces, .init = ts_setup, .fi
  * calls, which asks for lines of its own on some CPUs (libkflush(7),
  * tuned_prefetchw): from its entry to its return, which is its only one.
  */
+#define MAX_ASKED 4
+
 struct asked {
 	uint64_t d0, d1;
 	int stored;
 	size_t prefetches;
+	uint64_t line[MAX_ASKED];	/* the lines the first prefetches named */
 	uint64_t memcpy_entry;
 	int in_memcpy;
 };
@@ -413,17 +434,18 @@ static void asked_sink(void *ctx, const struct td_insn *in, const struct td_effe
 		a->in_memcpy = 1;
 	if (writes_in(e, a->d0, a->d1))
 		a->stored = 1;
-	else if (!a->stored && !a->in_memcpy && e->kind == TD_PREFETCH)
-		a->prefetches++;
+	else if (!a->stored && !a->in_memcpy && e->kind == TD_PREFETCH &&
+		 a->prefetches++ < MAX_ASKED)
+		a->line[a->prefetches - 1] = e->addr & ~63ULL;
 	if (a->in_memcpy && !strncmp(in->text, "ret", 3))
 		a->in_memcpy = 0;
 }
 
 /*
  * flushcache_lines() below all_nt_from() (lib/x86_64/flushcache.h says why):
- * each edge line the copy writes through the cache is prefetched before
- * the copy's first store, and a copy without cached edges, or with nothing
- * but (the temporal copy's), prefetches nothing.
+ * each edge line the copy writes through the cache, and no other line, is
+ * prefetched before the copy's first store, and a copy without cached
+ * edges, or with nothing but (the temporal copy's), prefetches nothing.
  */
 Test(flushcache_stores, cached_edges_prefetched, .init = ts_setup, .fini = ts_teardown)
 {
@@ -451,10 +473,12 @@ Test(flushcache_stores, cached_edges_prefetched, .init = ts_setup, .fini = ts_te
 			 */
 			size_t n = cases[i].n, doff = cases[i].doff;
 			size_t head = doff % 4 ? 64 - doff % 64 : 0;
-			size_t want = all_cached(names[v], KFLUSH_OP_MEMCPY_FLUSHCACHE, doff, n) ||
-					      n >= all_nt_from(names[v], KFLUSH_OP_MEMCPY_FLUSHCACHE) ?
-				      0 : (head > 0) + ((n - head) % 4 != 0);
+			int edges = !all_cached(names[v], KFLUSH_OP_MEMCPY_FLUSHCACHE, doff, n) &&
+				    n < all_nt_from(names[v], KFLUSH_OP_MEMCPY_FLUSHCACHE);
+			int first = edges && head > 0, last = edges && (n - head) % 4 != 0;
+			size_t want = (size_t)first + (size_t)last;
 			struct asked a = { 0 };
+			uint64_t first_line, last_line;
 
 			a.memcpy_entry = (uint64_t)(uintptr_t)kflush_variant_fn(
 				KFLUSH_OP_MEMCPY, (unsigned int)kflush_variant_bound(KFLUSH_OP_MEMCPY));
@@ -464,6 +488,25 @@ Test(flushcache_stores, cached_edges_prefetched, .init = ts_setup, .fini = ts_te
 			cr_expect_eq(a.prefetches, want, "%s n=%zu dst+%zu: %zu prefetches before the "
 				     "first store, want %zu (its cached edge lines)", names[v], n, doff,
 				     a.prefetches, want);
+			first_line = a.d0 & ~63ULL;
+			last_line = (a.d1 - 1) & ~63ULL;
+			for (size_t k = 0; k < a.prefetches && k < MAX_ASKED; k++)
+				cr_expect((first && a.line[k] == first_line) ||
+					  (last && a.line[k] == last_line),
+					  "%s n=%zu dst+%zu: prefetch of the line at dst%+lld, not a "
+					  "cached edge line", names[v], n, doff,
+					  (long long)(a.line[k] - a.d0));
+			for (size_t k = 0; k < 2; k++) {
+				uint64_t l = k ? last_line : first_line;
+				int asked = 0;
+
+				if (!(k ? last : first))
+					continue;
+				for (size_t j = 0; j < a.prefetches && j < MAX_ASKED; j++)
+					asked |= a.line[j] == l;
+				cr_expect(asked, "%s n=%zu dst+%zu: its %s line, cached, not prefetched",
+					  names[v], n, doff, k ? "last" : "first");
+			}
 		}
 	}
 	if (!ran)
@@ -646,7 +689,10 @@ Test(flushcache_stores, masked_short_calls, .init = ts_setup, .fini = ts_teardow
 		  { KFLUSH_OP_MEMSET_FLUSHCACHE, "avx512_short_cached", 128 } };
 	/* Every one with a sub-word edge at each of these offsets. */
 	static const size_t sizes[] = { 1, 2, 3, 5, 17, 33, 62, 63, 64, 65, 66, 97, 127, 128, 129 };
-	static const size_t doffs[] = { 1, 3, 6, 61, 4096 - 70, 4096 - 61 };
+	static const size_t doffs[] = { 1, 3, 6, 61, 4096 - 70, 4096 - 61, 4096 - 64, 4096 - 63,
+					4096 - 128, 4096 - 127 };
+	/* A copy's source offset in its page: its load spans 64 bytes too. */
+	static const size_t soffs[] = { 8, 4096 - 64, 4096 - 63, 4096 - 1 };
 	size_t ran = 0;
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
@@ -658,27 +704,32 @@ Test(flushcache_stores, masked_short_calls, .init = ts_setup, .fini = ts_teardow
 		}
 		ran++;
 		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
-			for (size_t o = 0; o < sizeof(doffs) / sizeof(doffs[0]); o++) {
-				size_t n = sizes[k], doff = doffs[o];
+			for (size_t o = 0; o < ARRAY_SIZE(doffs) * ARRAY_SIZE(soffs); o++) {
+				size_t n = sizes[k], doff = doffs[o % ARRAY_SIZE(doffs)];
+				size_t soff = soffs[o / ARRAY_SIZE(doffs)];
 				int two = n > 64;
-				/* The source (ts_arena+TS_SRC_OFF+8) is never near its page's end. */
-				int fits = doff % 4096 + (two ? 128 : 64) <= 4096;
+				int fits = doff % 4096 + (two ? 128 : 64) <= 4096 &&
+					   (v[i].op != KFLUSH_OP_MEMCPY_FLUSHCACHE || soff % 4096 + 64 <= 4096);
 				struct masked m;
+
+				/* A fill has no source: one pass over the offsets. */
+				if (soff != soffs[0] && v[i].op != KFLUSH_OP_MEMCPY_FLUSHCACHE)
+					continue;
 
 				if (n > v[i].max || (n % 4 == 0 && doff % 4 == 0))
 					fits = 0;
 				memset(&m, 0, sizeof(m));
 				m.d0 = (uint64_t)(uintptr_t)(ts_arena + doff);
 				m.d1 = m.d0 + n;
-				traced_op(v[i].op, v[i].name, fn, doff, n, masked_sink, &m);
+				traced_op_from(v[i].op, v[i].name, fn, doff, soff, n, masked_sink, &m);
 				cr_expect(!m.last_low_vec || m.last_vzeroupper > m.last_low_vec,
-					  "%s n=%zu dst+%zu: ymm0-15/zmm0-15 at step %zu and no "
-					  "vzeroupper after it", v[i].name, n, doff, m.last_low_vec);
+					  "%s n=%zu dst+%zu src+%zu: ymm0-15/zmm0-15 at step %zu and no "
+					  "vzeroupper after it", v[i].name, n, doff, soff, m.last_low_vec);
 				if (!fits) {
 					/* Above 128 bytes the temporal fill is glibc's memset, masks and all. */
 					cr_expect(n > 128 ? !(m.stores == 2 && m.whole == 1) : !m.masked,
-						  "%s n=%zu dst+%zu: the masked path, want the temporal "
-						  "one", v[i].name, n, doff);
+						  "%s n=%zu dst+%zu src+%zu: the masked path, want the "
+						  "temporal one", v[i].name, n, doff, soff);
 					continue;
 				}
 				cr_expect(m.stores == 1u + two && m.masked == 1 && m.whole == (size_t)two,

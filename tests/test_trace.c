@@ -30,6 +30,8 @@ void tb_unknown_writer(void), tb_rep_stos_up(void), tb_rep_stos_down(void);
 void tb_flush_clflush(void), tb_flush_twice(void), tb_flush_nt(void);
 void tb_cached_clwb(void), tb_cached_gap_clwb(void);
 void tb_cached_clflushopt(void), tb_cached_gap_clflushopt(void);
+void tb_abi_saves(void), tb_abi_clobbers_r15(void), tb_abi_swaps_rbx_r12(void);
+void tb_abi_leaves_df(void);
 
 #define RDI 0x10000040ULL
 
@@ -363,4 +365,48 @@ Test(checker, flush_routines)
 		    TL_WRONG_WB);
 	expect_only("twice", tb_flush_twice, TP_FLUSH, 0, 128, TD_WB_CLFLUSH, TL_WB_COUNT);
 	expect_only("stores in a flush", tb_flush_nt, TP_FLUSH, 0, 64, TD_WB_CLFLUSH, TL_OUTSIDE);
+}
+
+static void ignore_effects(void *ctx, const struct td_insn *in, const struct td_effect *e)
+{
+	(void)ctx;
+	(void)in;
+	(void)e;
+}
+
+/*
+ * A traced call must return with the callee-saved registers it was given
+ * and the direction flag clear (tt_call()): the one check that sees an
+ * assembly routine's lost push or swapped pops, which leave its bytes right.
+ */
+Test(tracer, callee_saved_registers)
+{
+	static const struct {
+		void (*fn)(void);
+		const char *broken;	/* what the report must name; NULL: a good routine */
+	} calls[] = {
+		{ tb_abi_saves, NULL },
+		{ tb_abi_clobbers_r15, "r15" },
+		{ tb_abi_swaps_rbx_r12, "rbx" },
+		{ tb_abi_leaves_df, "direction flag" },
+		{ tb_abi_saves, NULL },	/* the tracee's registers are set afresh each call */
+	};
+	struct tt_tracer t;
+	unsigned char *arena;
+
+	tp_arena_start(&t, &arena, 4096, "the tracer's register check went untested");
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		char err[256] = "";
+		int r = tt_call(&t, (const void *)calls[i].fn, 0, 0, 0, ignore_effects, NULL, err,
+				sizeof(err));
+
+		if (!calls[i].broken) {
+			cr_expect_eq(r, 0, "call %zu, a good routine: %s", i, err);
+			continue;
+		}
+		cr_expect_eq(r, -1, "call %zu: breaks the %s, not reported", i, calls[i].broken);
+		cr_expect(strstr(err, calls[i].broken) != NULL, "call %zu: reported as \"%s\", "
+			  "not as its %s", i, err, calls[i].broken);
+	}
+	tt_stop_arena(&t, arena, 4096);
 }

@@ -204,6 +204,36 @@ FN tb_flush_twice
 	CLFLUSH_RANGE
 	ret
 
+/*
+ * The System V register contract, which tt_call() checks at every return:
+ * one routine keeps it (saves and restores what it uses), the others break
+ * it one way each. No arguments, no memory but the stack.
+ */
+FN tb_abi_saves
+	push %rbx
+	push %r12
+	xor %ebx, %ebx
+	xor %r12d, %r12d
+	pop %r12
+	pop %rbx
+	ret
+
+FN tb_abi_clobbers_r15
+	xor %r15d, %r15d
+	ret
+
+/* copy_page_mov's pops in the wrong order: each register gets the other's value. */
+FN tb_abi_swaps_rbx_r12
+	push %rbx
+	push %r12
+	pop %rbx
+	pop %r12
+	ret
+
+FN tb_abi_leaves_df
+	std
+	ret
+
 /* Decoded by the classifier tests, never run. */
 FN ts_vmovdqu64_zmm
 	vmovdqu64 %zmm0, (%rdi)

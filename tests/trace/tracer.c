@@ -4,6 +4,7 @@
 #include <cpuid.h>
 #include <elf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -197,11 +198,54 @@ static int step(pid_t pid, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The registers the System V ABI has a callee preserve, each given a value
+ * of its own before the call: the assembly routines (copy_page_mov keeps
+ * two lines in rbx and r12) are only as right as their pushes and pops,
+ * and no sanitizer or byte check of the copy sees a caller's register go.
+ */
+static const struct {
+	const char *name;
+	size_t off;
+} callee_saved[] = {
+	{ "rbx", offsetof(struct user_regs_struct, rbx) },
+	{ "rbp", offsetof(struct user_regs_struct, rbp) },
+	{ "r12", offsetof(struct user_regs_struct, r12) },
+	{ "r13", offsetof(struct user_regs_struct, r13) },
+	{ "r14", offsetof(struct user_regs_struct, r14) },
+	{ "r15", offsetof(struct user_regs_struct, r15) },
+};
+#define NR_CALLEE_SAVED (sizeof(callee_saved) / sizeof(callee_saved[0]))
+#define EFLAGS_DF (1u << 10)
+
+static unsigned long long *reg_at(struct user_regs_struct *r, size_t i)
+{
+	return (unsigned long long *)(void *)((char *)r + callee_saved[i].off);
+}
+
+/* At the return: each callee-saved register as the call found it, DF clear. */
+static int abi_kept(struct user_regs_struct *at_entry, struct user_regs_struct *at_return,
+		    char *err, size_t errlen)
+{
+	for (size_t i = 0; i < NR_CALLEE_SAVED; i++)
+		if (*reg_at(at_return, i) != *reg_at(at_entry, i)) {
+			say(err, errlen, "returned with %s %#llx, not the caller's %#llx "
+			    "(a callee-saved register)", callee_saved[i].name,
+			    *reg_at(at_return, i), *reg_at(at_entry, i));
+			return 0;
+		}
+	if (at_return->eflags & EFLAGS_DF) {
+		say(err, errlen, "returned with the direction flag set");
+		return 0;
+	}
+	return 1;
+}
+
 int tt_call(struct tt_tracer *t, const void *fn, uint64_t a0, uint64_t a1, uint64_t a2,
 	    tt_sink sink, void *ctx, char *err, size_t errlen)
 {
 	struct td_regs cur = { .r = t->base };
-	struct user_regs_struct after;
+	struct user_regs_struct after, entry;
 	uint64_t ret = (uint64_t)(uintptr_t)landing;
 
 	if (ptrace(PTRACE_POKEDATA, t->pid, (void *)t->entry_rsp, (void *)ret) != 0) {
@@ -215,7 +259,11 @@ int tt_call(struct tt_tracer *t, const void *fn, uint64_t a0, uint64_t a1, uint6
 	cur.r.rdx = a2;
 	cur.r.rax = 0;
 	cur.r.orig_rax = (uint64_t)-1;	/* no syscall to restart */
-	cur.r.eflags &= ~((1u << 10) | (1u << 8));	/* DF clear, as the ABI says; no TF */
+	cur.r.eflags &= ~(EFLAGS_DF | (1u << 8));	/* DF clear, as the ABI says; no TF */
+	/* Distinct per register and per call: a swap or a stale value shows. */
+	for (size_t i = 0; i < NR_CALLEE_SAVED; i++)
+		*reg_at(&cur.r, i) = 0x6b666c7573680000ULL ^ (t->steps << 8) ^ (i + 1);
+	entry = cur.r;
 	if (ptrace(PTRACE_SETREGS, t->pid, NULL, &cur.r) != 0) {
 		say(err, errlen, "set registers: %s", strerror(errno));
 		return -1;
@@ -225,7 +273,7 @@ int tt_call(struct tt_tracer *t, const void *fn, uint64_t a0, uint64_t a1, uint6
 		struct td_effect e;
 
 		if (cur.r.rip == ret && cur.r.rsp == t->entry_rsp + 8)
-			return 0;
+			return abi_kept(&entry, &cur.r, err, errlen) ? 0 : -1;
 		if (n >= MAX_STEPS) {
 			say(err, errlen, "no return after %zu instructions", n);
 			return -1;

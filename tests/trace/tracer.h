@@ -47,9 +47,11 @@ void tt_no_tracer(const char *why, const char *unobserved);
 
 /*
  * Call fn(a0, a1, a2) in the child, single-stepping every instruction until
- * it returns. Returns 0, or -1 (with err) if the call faulted, ran away, or
- * an instruction's address could not be computed; an undecodable or
- * unmodelled instruction goes to the sink as TD_UNKNOWN.
+ * it returns. Returns 0, or -1 (with err) if the call faulted, ran away,
+ * an instruction's address could not be computed, or it returned without
+ * the callee-saved registers (rbx, rbp, r12-r15) it was called with or with
+ * the direction flag set; an undecodable or unmodelled instruction goes to
+ * the sink as TD_UNKNOWN.
  */
 int tt_call(struct tt_tracer *t, const void *fn, uint64_t a0, uint64_t a1, uint64_t a2,
 	    tt_sink sink, void *ctx, char *err, size_t errlen);
