@@ -84,6 +84,27 @@ fi
 t1=$(date +%s)
 echo "deb-smoke: built in $((t1 - t0)) s: $(cd "$work/src" && ls ./*.deb | grep -v dbgsym | tr '\n' ' ')"
 
+# The drop-ins dlopen the real PMDK libraries by the full paths compiled
+# into them, which dpkg-shlibdeps cannot see: the package that holds each
+# such path here must be in libkflush-pmem's Depends, or a machine without
+# it gets a drop-in that cannot forward.
+mkdir "$work/pmem-deb"
+dpkg-deb -x "$work"/src/libkflush-pmem_*_amd64.deb "$work/pmem-deb"
+deps=" $(dpkg-deb -f "$work"/src/libkflush-pmem_*_amd64.deb Depends | sed 's/([^)]*)//g; s/[,|]/ /g' | tr -s ' ') "
+real=$(strings -a "$work"/pmem-deb/usr/lib/*/libkflush-pmem*.so.* | grep -E '^/.*/libpmem2?\.so\.1$' | sort -u)
+[ "$(printf '%s\n' "$real" | grep -c .)" -eq 2 ] ||
+	{ echo "deb-smoke: FAIL: expected the real libpmem.so.1 and libpmem2.so.1 paths in the drop-ins, found: $real"; exit 1; }
+for path in $real; do
+	pkg=$(dpkg -S "$path" 2>/dev/null | sed -n '1s/[:,].*//p')
+	[ -n "$pkg" ] || { echo "deb-smoke: FAIL: no package here holds $path, which a drop-in loads"; exit 1; }
+	case "$deps" in
+	*" $pkg "*) ;;
+	*) echo "deb-smoke: FAIL: a drop-in loads $path (package $pkg), which libkflush-pmem does not depend on (Depends:$deps)"
+	   exit 1 ;;
+	esac
+done
+echo "deb-smoke: libkflush-pmem depends on what its drop-ins load:$(for p in $real; do printf ' %s' "$p"; done)"
+
 # Lintian: every tag left is an error here (the overrides in debian/ say
 # why each overridden one stays). Its own TMPDIR: lintian 2.116 leaves its
 # mldbm-elf-* databases behind, six or so in /tmp a run.
@@ -161,9 +182,14 @@ loaded=$(ldd /tmp/smoke | awk '$1 == "libkflush.so.0" { print $3 }')
 	{ echo "root: the program does not load the packaged libkflush.so.0"; ldd /tmp/smoke; exit 1; }
 man -w kflush_clear_pages >/dev/null 2>&1 || test -L /usr/share/man/man3/kflush_clear_pages.3.gz ||
 	{ echo "root: the kflush_clear_pages(3) alias is missing"; exit 1; }
-test -e /usr/lib/x86_64-linux-gnu/libkflush-pmem.so.1 || { echo "root: no libkflush-pmem.so.1"; exit 1; }
-LD_PRELOAD=libkflush-pmem.so.1 /bin/true || { echo "root: libkflush-pmem.so.1 does not preload"; exit 1; }
-echo "root: libkflush-pmem.so.1 preloads"
+# Each drop-in loads its real library up front and says on stderr when it
+# cannot: a clean preload is silent.
+for l in libkflush-pmem.so.1 libkflush-pmem2.so.1; do
+	test -e /usr/lib/x86_64-linux-gnu/$l || { echo "root: no $l"; exit 1; }
+	err=$(LD_PRELOAD=$l /bin/true 2>&1) && [ -z "$err" ] ||
+		{ echo "root: $l does not preload cleanly: $err"; exit 1; }
+done
+echo "root: libkflush-pmem.so.1 and libkflush-pmem2.so.1 preload"
 SMOKE
 if ! chroot "$root" /bin/sh /tmp/smoke.sh; then
 	echo "deb-smoke: FAIL: in the fresh root"
