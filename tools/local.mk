@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 # tools
 EXTRA_DIST += tools/quickstart.sh tools/deb-smoke.sh
+# README.md shows it.
+EXTRA_DIST += tools/plot-example.png
 
 # `make bench-pmem`: fio's libpmem engine and libpmemobj on PMDK's libpmem
 # against the drop-in, side by side (tools/fio-bench.sh; a measurement, not
