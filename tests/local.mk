@@ -127,6 +127,9 @@ check_PROGRAMS += tests/test_pmemtest_copy_calls
 TESTS += tests/test_pmemtest_copy_calls
 tests_test_pmemtest_copy_calls_SOURCES = tests/test_pmemtest_copy_calls.c \
 	pmemtest/bench/copy_calls.c pmemtest/bench/buffers.c pmemtest/bench/results.c \
+	pmemtest/bench/copy_struct_page.c pmemtest/bench/copy_run.c pmemtest/bench/options.c \
+	pmemtest/bench/bound.c pmemtest/bench/results_out.c \
+	pmemtest/common/progress.c \
 	pmemtest/common/cli.c pmemtest/common/cli_output.c pmemtest/common/output.c \
 	pmemtest/common/stats.c \
 	pmemtest/common/roof.c pmemtest/common/roof_avx2.c pmemtest/common/roof_avx512.c

@@ -25,7 +25,7 @@ expect_rc() { # rc, command...
 	[ "$rc" -eq "$want" ] || { cat "$tmp/err" >&2; fail "exit $rc, want $want: $*"; }
 }
 
-# A CSV is: the header, then rows of exactly 19 fields, nothing else (no '#'
+# A CSV is: the header, then rows of exactly 22 fields, nothing else (no '#'
 # lines, pmemtest(1)); the median rows carry a positive GB/s; every mode asked
 # for has median rows.
 check_csv() { # file, modes...
@@ -34,7 +34,7 @@ check_csv() { # file, modes...
 	! grep -q '^#' "$f" || fail "$f: a '#' line in the CSV"
 	head -n 1 "$f" | grep -q '^row,bench,mode,cache,layout,size,contender,' ||
 		fail "$f: bad header"
-	awk -F, 'NF != 19 { print "line " NR ": " NF " fields"; bad = 1 }
+	awk -F, 'NF != 22 { print "line " NR ": " NF " fields"; bad = 1 }
 		NR > 1 && $1 != "sample" && $1 != "median" { print "line " NR ": row " $1; bad = 1 }
 		$1 == "median" && !($14 > 0) { print "line " NR ": gbps " $14; bad = 1 }
 		END { exit bad }' "$f" || fail "$f: malformed rows"

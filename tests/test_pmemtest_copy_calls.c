@@ -22,6 +22,7 @@
 #include <criterion/parameterized.h>
 
 #include "../pmemtest/bench/copy.h"
+#include "../pmemtest/bench/res.h"
 
 struct roof_param {
 	unsigned int use;	/* ROOF_COPY or ROOF_FILL */
@@ -345,4 +346,52 @@ Test(copy_calls, layouts)
 			}
 			bench_calls_free(&c);
 		}
+}
+
+/*
+ * struct-page runs in the cold group over the same span every sample: each
+ * sample must find that span evicted first, as every other cold sample
+ * does (copy_run.c), or a span that fits the LLC (256 MiB of the default
+ * buffer, a 300 MiB L3) starts warm from the contender before. The eviction
+ * is copy_run's hook, counted here: once per sample, over the whole span.
+ */
+static struct copy_run *sp_run;
+static size_t sp_evictions, sp_short;
+static size_t sp_span;
+
+static void sp_count_evict(const void *addr, size_t len)
+{
+	const char *a = addr;
+
+	sp_evictions++;
+	if (a > sp_run->b.dst || a + len < sp_run->b.dst + sp_span)
+		sp_short++;
+}
+
+Test(copy_calls, struct_page_evicts)
+{
+	static size_t sps[] = { 32, 64 };	/* each divides the span */
+	struct copy_run x;
+	size_t samples = 0;
+
+	memset(&x, 0, sizeof(x));
+	cr_assert_eq(bench_bufs_open(&x.b, 1u << 20), 0);
+	x.o.rounds = 1;
+	x.o.sp = sps;
+	x.o.nsp = 2;
+	x.o.sp_span = 64u << 10;
+	x.res = bench_res_new("copy-bench", 1);
+	cr_assert_not_null(x.res);
+	x.evict = sp_count_evict;
+	sp_run = &x;
+	sp_span = 64u << 10;
+	cr_assert_eq(copy_mode_struct_page.run(&x), 0);
+	for (size_t i = 0; i < x.res->ncells; i++)
+		samples += x.res->cells[i].n;
+	cr_assert_gt(samples, 0);
+	cr_assert_eq(sp_evictions, samples, "%zu evictions for %zu struct-page samples",
+		     sp_evictions, samples);
+	cr_assert_eq(sp_short, 0, "%zu evictions short of the sample's span", sp_short);
+	bench_res_free(x.res);
+	bench_bufs_close(&x.b);
 }

@@ -146,7 +146,7 @@ if interrupt "copy-bench --json, SIGINT" --json copy-bench --mode sweep --repeat
 fi
 if interrupt "clear-bench --csv, SIGINT" --csv clear-bench --extents 4K --repeat 1000 --buffer 8M; then
 	if head -1 "$T/out" | grep -q '^row,bench,' && [ "$(wc -l < "$T/out")" -ge 2 ] &&
-	   awk -F, 'NF != 19 { bad = 1 } END { exit bad }' "$T/out"; then
+	   awk -F, 'NF != 22 { bad = 1 } END { exit bad }' "$T/out"; then
 		echo "ok $n - clear-bench --csv, SIGINT: exit 130, a header and $(($(wc -l < "$T/out") - 1)) whole rows"
 	else
 		fail "clear-bench --csv after SIGINT: $(head -c 300 "$T/out")"

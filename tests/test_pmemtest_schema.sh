@@ -106,6 +106,26 @@ check_csv() {
 	fi
 }
 
+# check_csv_where FILE COMMAND CLOCK: a CSV has no notes, so every row says
+# what every measurement must (pmemtest(1), OUTPUT): its last fields are the
+# clock asked for (CLOCK; empty: init-bench, whose clock column is its own),
+# the CPU, from /proc/cpuinfo's model name on, and 1: DRAM stood in for pmem.
+cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1 | tr ',"' ';;')
+check_csv_where() {
+	n=$((n + 1))
+	want="cpu,dram_stands_in_for_pmem"
+	[ -n "$3" ] && want="clock,$want"
+	if ! head -1 "$1" | grep -q ",$want\$"; then
+		fail "$2 --csv: header does not end with ',$want': $(head -1 "$1")"
+	elif ! awk -F, -v clock="$3" -v model="$cpu_model" 'NR > 1 {
+		if ($NF != "1" || index($(NF - 1), model) != 1 ||
+		    (clock != "" && $(NF - 2) != clock)) bad = 1 } END { exit bad || NR < 2 }' "$1"; then
+		fail "$2 --csv: a row without ${3:+clock $3, }the CPU ($cpu_model...) or DRAM 1: $(sed -n 2p "$1")"
+	else
+		echo "ok $n - $2 --csv: every row says ${3:+its clock, }the CPU and DRAM"
+	fi
+}
+
 # init-bench: 2 methods x 3 repeats on one embedded namespace, kernel 6.1;
 # the kernel model replayed is in the options, every result and namespace,
 # and so is how the pageblock-aligned pfns were written (the kernel's way
@@ -122,6 +142,7 @@ if run "$T/init.json" --json -q init-bench --size 64M --mode devdax --methods sl
 fi
 if run "$T/init.csv" --csv -q init-bench --size 64M --mode devdax --methods slow,fixed --repeat 3; then
 	check_csv "$T/init.csv" init-bench 6 "namespace,mode,map,"
+	check_csv_where "$T/init.csv" init-bench ""
 fi
 # --pageblock-copy stream and prefetch, --compound-head cached: the choice
 # in the JSON options and in the line above the table, the run verified,
@@ -172,7 +193,8 @@ if run "$T/clearc.json" --json -q clear-bench --extents 4K --cache cold --repeat
 fi
 # CSV rows: per contender, one per round and one median (the CSV's own
 # sample rows, counted: a cell over the roof may have run more rounds).
-if run "$T/clear.csv" --csv -q clear-bench --extents 4K --cache hot --repeat 2 --buffer 8M; then
+if run "$T/clear.csv" --csv -q clear-bench --extents 4K --cache hot --repeat 2 --buffer 8M \
+	--clock cpu; then
 	conts=$(jq '.results | length' "$T/clear.json")
 	samples=$(grep -c '^sample,' "$T/clear.csv")
 	n=$((n + 1))
@@ -185,6 +207,7 @@ if run "$T/clear.csv" --csv -q clear-bench --extents 4K --cache hot --repeat 2 -
 		echo "ok $n - clear-bench --csv: one median row per contender, 2 or 43 samples each"
 	fi
 	check_csv "$T/clear.csv" clear-bench $((conts + samples)) "row,bench,mode,"
+	check_csv_where "$T/clear.csv" clear-bench cpu
 fi
 
 # copy-bench: copy-safe mode, 2 sizes, 2 rounds (hot only: the mode's default;
@@ -197,6 +220,7 @@ fi
 if run "$T/copy.csv" --csv -q copy-bench --mode copy-safe --sizes 64,128 --repeat 2 --buffer 4M; then
 	cells=$(jq '.results | length' "$T/copy.json")
 	check_csv "$T/copy.csv" copy-bench $((cells * 3)) "row,bench,mode,"
+	check_csv_where "$T/copy.csv" copy-bench wall
 fi
 
 # info: the same envelope; it measures nothing, so no clock and no DRAM flag.

@@ -183,6 +183,17 @@ static int sp_rounds(struct copy_run *x, int g, size_t sp, size_t npages, uint64
 				copy_account(x, k, npages, (uint64_t)npages * sp);
 				continue;
 			}
+			/*
+			 * Untimed: the array out of the cache, as a cold cell's
+			 * spans are (copy_run.c). Every sample writes the same
+			 * span, and 256 MiB (a quarter of the default buffer, at
+			 * 80 and 96 B) fits in a 300 MiB L3 (Intel family 6 model
+			 * 0xcf): without this, what the last contender left cached
+			 * (PMDK's temporal path writes back with clwb, which may
+			 * keep the line) decided the next one's start.
+			 */
+			x->evict(x->b.dst, npages * sp);
+			kflush_drain();
 			ns = run_sp(x, k, x->b.dst, npages, sp, tw, &bytes);
 			if (k->kind != CALL_ROOF_FILL &&
 			    (check_page(x->b.dst, tw, sp) ||

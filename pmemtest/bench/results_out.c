@@ -175,13 +175,33 @@ static void csv_ratio(double v)
 }
 
 /*
+ * The CPU as a CSV field: output_cpu_text() with no comma or quote, so
+ * every row keeps the header's field count for a reader that splits on
+ * commas.
+ */
+static void csv_cpu(char *buf, size_t len)
+{
+	output_cpu_text(buf, len);
+	for (char *p = buf; *p; p++)
+		if (*p == ',' || *p == '"')
+			*p = ';';
+}
+
+/*
  * One header, then "sample" rows (one per timed batch) and "median" rows
  * (one per cell, gbps = bytes / median ns): tools/plot.gp plots the latter.
+ * A CSV carries no notes, so each row says what every measurement must:
+ * the clock, the CPU, and that DRAM stood in for pmem.
  */
 static void print_csv(struct bench_res *r)
 {
+	char cpu[256], tail[300];
+
+	csv_cpu(cpu, sizeof(cpu));
+	snprintf(tail, sizeof(tail), ",%s,%s,1", bench_clock_short(), cpu);
 	printf("row,bench,mode,cache,layout,size,contender,class,round,calls,bytes,ns,"
-	       "ns_per_call,gbps,spread_pct,x_peer,x_roof,roof_strategy,over_roof\n");
+	       "ns_per_call,gbps,spread_pct,x_peer,x_roof,roof_strategy,over_roof,"
+	       "clock,cpu,dram_stands_in_for_pmem\n");
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct cell *cl = &r->cells[i];
 		const struct group *gr = &r->groups[cl->g];
@@ -189,12 +209,12 @@ static void print_csv(struct bench_res *r)
 		struct summary s;
 
 		for (size_t k = 0; k < cl->n; k++)
-			printf("sample,%s,%s,%s,%s,%zu,%s,%s,%u,%llu,%llu,%llu,%.3f,%.4f,,,,,\n",
+			printf("sample,%s,%s,%s,%s,%zu,%s,%s,%u,%llu,%llu,%llu,%.3f,%.4f,,,,,%s\n",
 			       r->bench, gr->mode, gr->cache, gr->layout, cl->size, ct->name,
 			       res_class_name[ct->cls], cl->round[k], (unsigned long long)cl->calls,
 			       (unsigned long long)cl->bytes, (unsigned long long)cl->ns[k],
 			       (double)cl->ns[k] / (double)cl->calls,
-			       (double)cl->bytes / (double)cl->ns[k]);
+			       (double)cl->bytes / (double)cl->ns[k], tail);
 		res_summarise(r, cl, &s);
 		printf("median,%s,%s,%s,%s,%zu,%s,%s,%zu,%llu,%llu,%.0f,%.3f,%.4f,%.2f",
 		       r->bench, gr->mode, gr->cache, gr->layout, cl->size, ct->name,
@@ -204,7 +224,7 @@ static void print_csv(struct bench_res *r)
 		csv_ratio(s.x_roof);
 		printf(",%s", s.roof_strategy ? s.roof_strategy : "");
 		csv_ratio(s.over_roof);
-		printf("\n");
+		printf("%s\n", tail);
 	}
 }
 

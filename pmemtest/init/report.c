@@ -280,11 +280,22 @@ void init_report_table(const struct init_ns *ns, const struct init_opts *o, stru
 
 void init_report_csv_header(void)
 {
-	printf("namespace,mode,map,size,align,struct_page,threads,clock,method,nt,rep,ms,gbps,verified\n");
+	printf("namespace,mode,map,size,align,struct_page,threads,clock,method,nt,rep,ms,gbps,verified,"
+	       "cpu,dram_stands_in_for_pmem\n");
 }
 
+/*
+ * A CSV carries no notes: each row says which CPU it came from (no comma
+ * or quote in the field) and whether DRAM stood in for pmem.
+ */
 void init_report_csv(const struct init_ns *ns, const struct init_opts *o, struct init_result *r)
 {
+	char cpu[256];
+
+	output_cpu_text(cpu, sizeof(cpu));
+	for (char *p = cpu; *p; p++)
+		if (*p == ',' || *p == '"')
+			*p = ';';
 	for (int m = 0; m < REPLAY_NR_METHODS; m++) {
 		if (!r[m].run)
 			continue;
@@ -292,10 +303,11 @@ void init_report_csv(const struct init_ns *ns, const struct init_opts *o, struct
 		const char *v = r[m].verdict == INIT_PASSED ? "1" : r[m].verdict == INIT_FAILED ? "0" : "";
 
 		for (unsigned int i = 0; i < r[m].runs; i++)
-			printf("%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%u,%u,%s,%s,%d,%u,%.4f,%.3f,%s\n", ns->name,
+			printf("%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%u,%u,%s,%s,%d,%u,%.4f,%.3f,%s,%s,%d\n", ns->name,
 			       ns->devdax ? "devdax" : "fsdax", ns->altmap ? "dev" : "mem", ns->size,
 			       ns->align, ns->sp, o->threads, o->cpu_clock ? "cpu" : "wall", methods[m].name, methods[m].durable, i,
-			       r[m].samples[i], (double)ns->written / (r[m].samples[i] * 1e6), v);
+			       r[m].samples[i], (double)ns->written / (r[m].samples[i] * 1e6), v, cpu,
+			       !ns->real_dax);
 	}
 }
 
