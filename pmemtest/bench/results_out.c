@@ -175,19 +175,6 @@ static void csv_ratio(double v)
 }
 
 /*
- * The CPU as a CSV field: output_cpu_text() with no comma or quote, so
- * every row keeps the header's field count for a reader that splits on
- * commas.
- */
-static void csv_cpu(char *buf, size_t len)
-{
-	output_cpu_text(buf, len);
-	for (char *p = buf; *p; p++)
-		if (*p == ',' || *p == '"')
-			*p = ';';
-}
-
-/*
  * One header, then "sample" rows (one per timed batch) and "median" rows
  * (one per cell, gbps = bytes / median ns): tools/plot.gp plots the latter.
  * A CSV carries no notes, so each row says what every measurement must:
@@ -197,7 +184,7 @@ static void print_csv(struct bench_res *r)
 {
 	char cpu[256], tail[300];
 
-	csv_cpu(cpu, sizeof(cpu));
+	output_cpu_csv(cpu, sizeof(cpu));
 	snprintf(tail, sizeof(tail), ",%s,%s,1", bench_clock_short(), cpu);
 	printf("row,bench,mode,cache,layout,size,contender,class,round,calls,bytes,ns,"
 	       "ns_per_call,gbps,spread_pct,x_peer,x_roof,roof_strategy,over_roof,"

@@ -77,6 +77,18 @@ void output_cpu_text(char *buf, size_t len)
 		 c.family, c.model, c.stepping);
 }
 
+/*
+ * The same as a CSV field: a CSV carries no notes, so each row names its
+ * CPU, and a comma or quote in the model name would split the row.
+ */
+void output_cpu_csv(char *buf, size_t len)
+{
+	output_cpu_text(buf, len);
+	for (char *p = buf; *p; p++)
+		if (*p == ',' || *p == '"')
+			*p = ';';
+}
+
 static json_object *features(uint64_t mask)
 {
 	json_object *a = json_object_new_array();

@@ -38,6 +38,8 @@ void output_cpuinfo(const char *key, char *buf, size_t len);
  * rule applies.
  */
 void output_cpu_text(char *buf, size_t len);
+/* output_cpu_text() with no comma or quote, for a CSV row. */
+void output_cpu_csv(char *buf, size_t len);
 
 /* Whether libkflush runs without its per-CPU rules (KFLUSH_CPU_RULES=0). */
 int output_cpu_rules_off(void);

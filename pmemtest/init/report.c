@@ -292,10 +292,7 @@ void init_report_csv(const struct init_ns *ns, const struct init_opts *o, struct
 {
 	char cpu[256];
 
-	output_cpu_text(cpu, sizeof(cpu));
-	for (char *p = cpu; *p; p++)
-		if (*p == ',' || *p == '"')
-			*p = ';';
+	output_cpu_csv(cpu, sizeof(cpu));
 	for (int m = 0; m < REPLAY_NR_METHODS; m++) {
 		if (!r[m].run)
 			continue;
