@@ -142,15 +142,6 @@ void bench_calls_free(struct bench_calls *c);
 void bench_calls_mark_lines(struct bench_calls *c);
 
 /*
- * The order contenders run in round @round: a permutation of 0..n-1, new
- * each round and the same in every run. Not a rotation: with a fixed
- * sequence each contender always follows the same one, and what that one
- * leaves in the cache (NT stores evict, cached stores do not) biased hot
- * samples by up to 1.25x (hot 2 MiB clears, AMD EPYC).
- */
-void bench_round_order(size_t *order, size_t n, unsigned int round);
-
-/*
  * The benchmarks' clock: CLOCK_MONOTONIC by default, as init-bench's; with
  * --clock cpu this thread's CPU time, so time spent descheduled (a shared
  * machine) is not charged to whoever was running; memory stalls still count.

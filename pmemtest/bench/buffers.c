@@ -21,21 +21,6 @@
 #include "../common/output.h"
 #include "../common/rng.h"
 
-void bench_round_order(size_t *order, size_t n, unsigned int round)
-{
-	uint64_t st = rng_start(round);
-
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	/* Fisher-Yates from a generator of its own: the call tables' stay as they were. */
-	for (size_t i = n; i > 1; i--) {
-		size_t j = (size_t)(rng_next(&st) % i), t = order[i - 1];
-
-		order[i - 1] = order[j];
-		order[j] = t;
-	}
-}
-
 static bool wall_clock = true;
 
 void bench_use_wall_clock(bool wall)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "clear.h"
+#include "../common/rng.h"
 
 void clear_add(struct clear_run *x, const char *name, enum bench_class cls, enum clear_kind kind,
 	       kflush_fn fn, unsigned int flags)
@@ -195,7 +196,7 @@ static int run_rounds(struct clear_run *x, int g, bool hot, size_t ext, unsigned
 		size_t order[CLEAR_MAX_CONTENDERS];
 		size_t round_off = hot || pool ? 0 : bench_cold(&x->b, area);
 
-		bench_round_order(order, x->nv, r);
+		rng_round_order(order, x->nv, r);
 		for (size_t j = 0; j < x->nv; j++) {
 			const struct clear_contender *k = &x->v[order[j]];
 			size_t off;

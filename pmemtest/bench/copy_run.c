@@ -11,6 +11,7 @@
 
 #include "kflush.h"
 #include "copy.h"
+#include "../common/rng.h"
 
 const char *const copy_layout_names[COPY_NR_LAYOUTS] = {
 	[BENCH_FIXED] = "fixed", [BENCH_RANDOM] = "random", [BENCH_MIX] = "mix",
@@ -188,7 +189,7 @@ static bool run_rounds(struct copy_run *x, int g, bool hot, enum bench_layout la
 		size_t order[COPY_MAX_CONTENDERS];
 		size_t round_off = hot || pool || x->plan ? 0 : bench_cold(&x->b, size_calls_span(c));
 
-		bench_round_order(order, nv, r);
+		rng_round_order(order, nv, r);
 		for (size_t j = 0; j < nv; j++) {
 			const struct copy_contender *k = &v[order[j]];
 			const struct bench_calls *t = calls_of(c, k);

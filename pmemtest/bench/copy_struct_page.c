@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "copy.h"
+#include "../common/rng.h"
 
 #define SP_MAX 4096
 
@@ -174,7 +175,7 @@ static int sp_rounds(struct copy_run *x, int g, size_t sp, size_t npages, uint64
 	for (unsigned int r = r0; r < r1; r++) {
 		size_t order[COPY_MAX_CONTENDERS];
 
-		bench_round_order(order, nv, r);
+		rng_round_order(order, nv, r);
 		for (size_t j = 0; j < nv; j++) {
 			const struct copy_contender *k = &v[order[j]];
 			uint64_t bytes, ns;
