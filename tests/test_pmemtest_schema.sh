@@ -140,6 +140,23 @@ if run "$T/init.json" --json -q init-bench --size 64M --mode devdax --methods sl
 		 (.namespaces | length == 1) and .namespaces[0].kernel == "6.1" and
 		 ([.results[].contender] == ["slow", "fixed"])'
 fi
+# The methods' order (pmemtest(1), init-bench): every method once a round,
+# its place there the sample's turn, and not the same order every round, so
+# that no method always runs after the same one.
+if run "$T/order.json" --json -q init-bench --size 64M --mode devdax \
+	--methods slow,generic,fixed,memcpy,roof --repeat 6; then
+	n=$((n + 1))
+	if jq -e '[.results[] | .samples[] | .turn | type == "number"] | all and length == 30' \
+		"$T/order.json" > /dev/null &&
+	   jq -e '[.results[] | .samples[] | {round, turn}] | group_by(.round) |
+		(length == 6) and all([.[].turn] | sort == [0, 1, 2, 3, 4])' "$T/order.json" > /dev/null &&
+	   jq -e '[range(0; 6) as $r | [.results[] | .samples[] | select(.round == $r) | .turn]] |
+		unique | length > 1' "$T/order.json" > /dev/null; then
+		echo "ok $n - init-bench: each round runs every method once, in an order of its own"
+	else
+		fail "init-bench: the methods' turns are not a new permutation each round: $(jq -c '[.results[] | [.contender, [.samples[].turn]]]' "$T/order.json")"
+	fi
+fi
 if run "$T/init.csv" --csv -q init-bench --size 64M --mode devdax --methods slow,fixed --repeat 3; then
 	check_csv "$T/init.csv" init-bench 6 "namespace,mode,map,"
 	check_csv_where "$T/init.csv" init-bench ""

@@ -212,8 +212,8 @@ static void roof_pick(struct init_result *res, struct init_roof *rf, size_t nrf)
 }
 
 /*
- * Every method runs --repeat times, and every run of a checked method is
- * verified. A mismatch ends the run after the round it happened in, so
+ * Every method runs --repeat times, in a new order each round, and every
+ * run of a checked method is verified. A mismatch ends the run after the round it happened in, so
  * every method gets a verdict from its own runs; the report still comes
  * out, with the verdicts, and the exit status is a failure.
  */
@@ -261,7 +261,8 @@ static int bench_ns(const struct pmemtest_global *g, const struct init_opts *o, 
 		res[m].run = true;
 		res[m].verdict = init_method_checked((enum replay_method)m) ? INIT_PASSED : INIT_NOT_CHECKED;
 		res[m].samples = calloc(o->repeat, sizeof(double));
-		if (!res[m].samples) {
+		res[m].turns = calloc(o->repeat, 1);
+		if (!res[m].samples || !res[m].turns) {
 			cli_err("out of memory");
 			return PMEMTEST_EXIT_FAIL;
 		}
@@ -286,13 +287,20 @@ static int bench_ns(const struct pmemtest_global *g, const struct init_opts *o, 
 		nm += (unsigned int)nrf - 1;
 	progress_begin(&prog, ns->name, (uint64_t)nm * o->repeat, g->quiet);
 	for (unsigned int rep = 0; rep < o->repeat && !bad && !progress_interrupted(); rep++) {
-		for (int m = 0; m < REPLAY_NR_METHODS; m++) {
+		size_t order[REPLAY_NR_METHODS];
+		unsigned char turn = 0;
+
+		/* A new order each round: never always after the same method. */
+		rng_round_order(order, REPLAY_NR_METHODS, rep);
+		for (size_t i = 0; i < REPLAY_NR_METHODS; i++) {
+			int m = (int)order[i];
 			bool check = init_method_checked((enum replay_method)m);
 			size_t n = 0;
 			int wrong;
 
 			if (!res[m].run)
 				continue;
+			res[m].turns[rep] = turn++;
 			if (m == REPLAY_ROOF) {
 				roof_round(ns, o, rf, nrf, rep, line);
 				res[m].runs++;
@@ -355,8 +363,10 @@ static int bench_ns(const struct pmemtest_global *g, const struct init_opts *o, 
 		rc = init_dump_replay(ns, o->replay_out);
 out:
 	init_storage_close(ns);
-	for (int m = 0; m < REPLAY_NR_METHODS; m++)
+	for (int m = 0; m < REPLAY_NR_METHODS; m++) {
 		free(res[m].samples);
+		free(res[m].turns);
+	}
 	for (size_t j = 0; j < nrf; j++)
 		free(rf[j].samples);
 	return rc;

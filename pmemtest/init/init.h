@@ -146,6 +146,7 @@ struct init_result {
 	const struct init_roof *roofs;
 	size_t nroofs;
 	double *samples;	/* ms, in run order */
+	unsigned char *turns;	/* each sample's place in its round (0: ran first) */
 	unsigned int runs;	/* samples taken: --repeat, or fewer after a mismatch */
 	struct stats_summary s;
 	enum init_verdict verdict;	/* what init_verify() found, never assumed */

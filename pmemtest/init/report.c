@@ -398,6 +398,7 @@ static void json_result(const struct init_ns *ns, const struct init_result *res,
 		json_object *smp = json_object_new_object();
 
 		output_set(smp, "round", json_object_new_int((int)i));
+		output_set(smp, "turn", json_object_new_int(res->turns[i]));
 		output_set(smp, "ns", jns(res->samples[i]));
 		json_object_array_add(sa, smp);
 	}
