@@ -206,3 +206,51 @@ ParameterizedTest(struct oparam *p, oracle, by_hand)
 		     me->kernel, mn, (unsigned long)pb);
 	init_storage_close(&fs);
 }
+
+/*
+ * The pageblocks a vmemmap-optimised 1 GiB devdax namespace (map=mem)
+ * leaves MOVABLE. Both kernels mark them in one
+ * pageblock_migratetype_init_range(start_pfn, nr_pages, MIGRATE_MOVABLE)
+ * after memmap_init_zone_device()'s loop (mm/mm_init.c; Muchun Song's
+ * "mm/mm_init: fix pageblock migratetype for ZONE_DEVICE compound pages",
+ * mm-stable 2026-05-29, in Debian's 6.1 as a stable backport), not as each
+ * pageblock-aligned pfn is initialised: compound_nr_pages() initialises 128
+ * struct pages of each 262144, whose only pageblock-aligned pfn is the
+ * head, yet all 1024 pageblocks of 2 GiB are marked.
+ */
+Test(oracle, pageblocks_whole_range)
+{
+	static const char *const kernels[] = { "6.1", "2026" };
+
+	for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++)
+		for (size_t m = 0; m < NR_METHODS; m++) {
+			const char *mn = init_method_name((enum replay_method)methods[m]);
+			replay_fn fn = replay_method_fn((enum replay_method)methods[m], 64);
+			struct init_ns ns;
+			unsigned int marked = 0;
+
+			if (!fn)
+				continue;
+			memset(&ns, 0, sizeof(ns));
+			ns.fd = ns.map_fd = -1;
+			snprintf(ns.name, sizeof(ns.name), "oracle");
+			ns.devdax = true;
+			ns.altmap = false;
+			ns.size = 2ULL << 30;
+			ns.align = 1ULL << 30;
+			ns.sp = 64;
+			ns.kernel = replay_kernel_find(kernels[k]);
+			cr_assert_not_null(ns.kernel);
+			cr_assert_eq(init_geometry(&ns), 0);
+			cr_assert_eq(init_storage_open(&ns, true), 0);
+			cr_assert_eq(ns.rp.compound_nr, 128, "kernel %s: compound_nr %u", kernels[k],
+				     ns.rp.compound_nr);
+			cr_assert_eq(ns.rp.end_pfn - ns.rp.start_pfn, 524288);
+			fn(&ns.rp, ns.rp.start_pfn, ns.rp.end_pfn);
+			for (uint64_t p = ns.rp.start_pfn; p < ns.rp.end_pfn; p += 512)
+				marked += pageblock_nibble(&ns, p) == 1;
+			cr_expect_eq(marked, 1024, "kernel %s %s: %u of the 1024 pageblocks MOVABLE",
+				     kernels[k], mn, marked);
+			init_storage_close(&ns);
+		}
+}
