@@ -73,8 +73,11 @@ truncate -s 64M "$img" || exit 99
 dd if="$T/rp.bin" of="$img" bs=1M iflag=skip_bytes oflag=seek_bytes skip=96 seek=2097152 \
 	conv=notrunc status=none || exit 99
 
+# Every field (flags, words 1-5, _mapcount, _refcount, word 7) compared on
+# every page: nothing skipped without a word.
 if "$CMP" "$img" "$T/rp.bin" same >"$T/out" 2>&1 &&
-   grep -q '16384 pages compared, 16382 the kernel wrote (non-zero), 0 differ' "$T/out"; then
+   grep -q '16384 pages compared, 16382 the kernel wrote (non-zero), 0 differ' "$T/out" &&
+   [ "$(grep -c ' compared 16384 mismatches 0$' "$T/out")" -eq 9 ]; then
 	echo "ok - identical bytes: $(tail -n 1 "$T/out")"
 else
 	fail "identical image and replay did not compare equal: $(cat "$T/out")"
@@ -100,6 +103,14 @@ poke 1024 8 '\377' 'w1 pgmap'
 poke 700 9 '\377' 'w1 pgmap'
 # an altmap page (pfn 3): _refcount 1 -> 2
 poke 3 52 '\002' '_refcount'
+# and each field no poke above reaches: a data page's flags, a tail's
+# mapping (TAIL_MAPPING), index, private, _mapcount and memcg_data
+poke 600 0 '\001' 'flags'
+poke 700 24 '\001' 'w3 mapping'
+poke 700 32 '\001' 'w4 index'
+poke 700 40 '\001' 'w5 private'
+poke 700 48 '\376' '_mapcount'
+poke 700 56 '\001' 'w7 memcg_data'
 
 [ "$fails" -eq 0 ] || exit 1
 echo "all memmap-cmp checks passed"
