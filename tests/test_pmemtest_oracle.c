@@ -78,6 +78,33 @@ static const struct model_exp models[] = {
 		{ FSDAX5, { L(0x0027ffffc0001000), PG, Z, Z, Z, Z, L(0x00000001ffffffff), Z } },
 		{ FSDAX_PB, { L(0x0027ffffc0001000), PG, Z, Z, Z, Z, L(0x00000001ffffffff), Z } },
 	} },
+	/*
+	 * 6.1's other sizes: 56 (SLAB/SLOB, no memcg: no word 7) and 80
+	 * (KMSAN, words 8 and 9 zero); the same words before them.
+	 */
+	{ "6.1", 56, {
+		{ HEAD, { L(0x0027ffffc0011000), PG, Z, Z, Z, Z, L(0x00000001ffffffff) } },
+		{ PAGE1, { L(0x0027ffffc0001000), H1, L(0xffffffff00000901), L(0x0000020000000000),
+			   Z, Z, L(0x00000000ffffffff) } },
+		{ PAGE2, { L(0x0027ffffc0001000), H1, Z, L(0xdead000000000400), Z, Z,
+			   L(0x00000000ffffffff) } },
+		{ TAIL300, { L(0x0027ffffc0001000), H1, Z, L(0xdead000000000400), Z, Z,
+			     L(0x00000000ffffffff) } },
+		{ FSDAX5, { L(0x0027ffffc0001000), PG, Z, Z, Z, Z, L(0x00000001ffffffff) } },
+		{ FSDAX_PB, { L(0x0027ffffc0001000), PG, Z, Z, Z, Z, L(0x00000001ffffffff) } },
+	} },
+	{ "6.1", 80, {
+		{ HEAD, { L(0x0027ffffc0011000), PG, Z, Z, Z, Z, L(0x00000001ffffffff), Z, Z, Z } },
+		{ PAGE1, { L(0x0027ffffc0001000), H1, L(0xffffffff00000901), L(0x0000020000000000),
+			   Z, Z, L(0x00000000ffffffff), Z, Z, Z } },
+		{ PAGE2, { L(0x0027ffffc0001000), H1, Z, L(0xdead000000000400), Z, Z,
+			   L(0x00000000ffffffff), Z, Z, Z } },
+		{ TAIL300, { L(0x0027ffffc0001000), H1, Z, L(0xdead000000000400), Z, Z,
+			     L(0x00000000ffffffff), Z, Z, Z } },
+		{ FSDAX5, { L(0x0027ffffc0001000), PG, Z, Z, Z, Z, L(0x00000001ffffffff), Z, Z, Z } },
+		{ FSDAX_PB, { L(0x0027ffffc0001000), PG, Z, Z, Z, Z, L(0x00000001ffffffff), Z, Z,
+			      Z } },
+	} },
 	{ "2026", 64, {
 		{ HEAD, { L(0x0027ffffc0002040), PG, Z, Z, Z, Z, L(0x00000001ffffffff), Z } },
 		{ PAGE1, { L(0x0027ffffc0002009), L(0xffffffffffff8001), L(0x00000000ffffffff),
