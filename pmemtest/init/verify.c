@@ -138,7 +138,8 @@ int init_verify(const struct init_ns *ns, enum replay_method m, const uint64_t *
 	     p < r->end_pfn; p += REPLAY_PAGEBLOCK_NR) {
 		uint64_t idx = r->ppc > 1 ? (p - r->start_pfn) % r->ppc : 0;
 
-		if (idx >= r->compound_nr)
+		/* Marked per initialised pfn, or all of them after the loop (kmodel.c). */
+		if (idx >= r->compound_nr && !r->k->pageblocks_after)
 			continue;
 		if (replay_pageblock_get(r, p) != REPLAY_MIGRATE_MOVABLE) {
 			if (!bad)

@@ -120,8 +120,16 @@ const struct replay_kernel replay_kernel_2026 = {
 	 * prep_compound_head() and folio_set_order().
 	 */
 	.folio = REPLAY_FOLIO_2026,
-	/* mm/mm_init.c __init_zone_device_page(): "if (pageblock_aligned(pfn))" per page */
-	.pageblocks_after = false,
+	/*
+	 * mm/mm_init.c memmap_init_zone_device(): one
+	 * pageblock_migratetype_init_range(start_pfn, nr_pages) over the whole
+	 * range after the loop, no longer per initialised pfn in
+	 * __init_zone_device_page() (Muchun Song, "mm/mm_init: fix pageblock
+	 * migratetype for ZONE_DEVICE compound pages", mm-stable 2026-05-29,
+	 * Cc stable): a vmemmap-optimised 1 GiB compound page marks all 512 of
+	 * its pageblocks, not only its head's.
+	 */
+	.pageblocks_after = true,
 	.tail_mapping = 0xdead000000000400ULL,
 };
 
