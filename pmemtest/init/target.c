@@ -15,7 +15,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include <libpmem2.h>
 
@@ -40,10 +43,38 @@ static bool is_devdax_chardev(dev_t rdev)
 	return strcmp(basename(link), "dax") == 0;
 }
 
+/*
+ * A regular file of one of the kernel's own file systems is no namespace:
+ * its size is a placeholder (0 in /proc, 4096 in /sys) or a device's
+ * registers (a PCI resource file), never room for a memmap to go.
+ */
+static const char *kernel_fs_name(const char *path)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} fs[] = {
+		{ PROC_SUPER_MAGIC, "/proc (procfs)" }, { SYSFS_MAGIC, "/sys (sysfs)" },
+		{ DEBUGFS_MAGIC, "debugfs" }, { TRACEFS_MAGIC, "tracefs" },
+		{ SECURITYFS_MAGIC, "securityfs" }, { CGROUP_SUPER_MAGIC, "cgroupfs" },
+		{ CGROUP2_SUPER_MAGIC, "cgroup2fs" }, { BPF_FS_MAGIC, "bpffs" },
+		{ EFIVARFS_MAGIC, "efivarfs" }, { PSTOREFS_MAGIC, "pstore" },
+		{ BINFMTFS_MAGIC, "binfmt_misc" },
+	};
+	struct statfs sfs;
+
+	if (statfs(path, &sfs) < 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
+		if ((unsigned long)sfs.f_type == fs[i].magic)
+			return fs[i].name;
+	return NULL;
+}
+
 /* --dev: the namespace a device or file describes. Errors exit 1. */
 int init_describe_target(const struct pmemtest_global *g, const struct init_opts *o, struct init_ns *ns)
 {
-	const char *path = g->dev;
+	const char *path = g->dev, *kfs;
 	struct stat st;
 	int fd;
 
@@ -78,6 +109,11 @@ int init_describe_target(const struct pmemtest_global *g, const struct init_opts
 	}
 	if (!S_ISCHR(st.st_mode) && !S_ISREG(st.st_mode)) {
 		cli_err("%s: not a devdax device or a regular file", path);
+		return PMEMTEST_EXIT_FAIL;
+	}
+	if (S_ISREG(st.st_mode) && (kfs = kernel_fs_name(path))) {
+		cli_err("%s: is a file of the kernel's %s, not a devdax device or a file to hold a namespace",
+			path, kfs);
 		return PMEMTEST_EXIT_FAIL;
 	}
 	/* O_NONBLOCK: should the path have been swapped for a fifo meanwhile. */
