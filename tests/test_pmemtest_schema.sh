@@ -243,10 +243,26 @@ fi
 # info: the same envelope; it measures nothing, so no clock and no DRAM flag.
 n=$((n + 1))
 if run "$T/info.json" --json info; then
+	# The keys pmemtest(1) gives info instead of results.
 	if jq -e --arg cmd info "($envelope) and .clock == null and
-		.dram_stands_in_for_pmem == null and (.operations | length > 0)" \
+		.dram_stands_in_for_pmem == null and
+		(.cpu_features | type == \"array\" and all(type == \"string\")) and
+		(.cpu_features_masked | type == \"array\" and all(type == \"string\")) and
+		(.cpu_features_masked - .cpu_features == []) and
+		(.kflush_hwcaps == \$ENV.KFLUSH_HWCAPS) and (.kflush_cpu_rules == \$ENV.KFLUSH_CPU_RULES) and
+		(.cache_line | type == \"number\" and . >= 16) and
+		(.operations | length > 0) and
+		(.operations | all((.op | type == \"string\") and (.variants | length > 0) and
+			(.variants | all((.name | type == \"string\") and (.usable | type == \"boolean\"))) and
+			(.bound as \$b | [.variants[] | select(.name == \$b and .usable)] | length == 1))) and
+		(.devices | type == \"array\") and
+		(.devices | all(([has(\"chardev\"), has(\"blockdev\")] | map(select(.)) | length == 1) and
+			(.region | type == \"string\") and (.mode | type == \"string\") and
+			(.size | type == \"number\") and (.align | type == \"number\") and
+			(.map | IN(\"mem\", \"dev\", \"?\")) and (.numa_node | type == \"number\") and
+			(.ndctl_namespace | type == \"boolean\")))" \
 		"$T/info.json" > /dev/null; then
-		echo "ok $n - info --json: the envelope"
+		echo "ok $n - info --json: the envelope and info's keys"
 	else
 		fail "info --json: not the schema: $(head -c 600 "$T/info.json")"
 	fi
