@@ -109,7 +109,7 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' HUP INT TERM
 
 t=$(date +%s)
 if ! sh "$srcdir/tools/vm/mkinitramfs.sh" "$srcdir" "$builddir" "$kver" "$work" \
@@ -158,6 +158,15 @@ booted() {
 	return 1
 }
 
+# cannot_boot WHY: QEMU cannot run a guest here. Before any guest has run
+# that is a skip (exit 77); after one has, its results stand and this boot
+# is a failure, or a skip would hide them.
+ran=
+cannot_boot() {
+	[ -n "$ran" ] || skip "$@"
+	say "FAIL: $*"
+}
+
 # boot PHASE CPU_FOR_KVM CPU_FOR_TCG: one guest run, its console in $work/PHASE.log.
 boot() {
 	phase=$1
@@ -177,12 +186,18 @@ boot() {
 			else
 				kill "$qpid" 2>/dev/null
 				wait "$qpid" 2>/dev/null
-				[ "$want_accel" = kvm ] && skip "KFLUSH_VM_ACCEL=kvm but KVM did not boot the guest within 20 s"
+				if [ "$want_accel" = kvm ]; then
+					cannot_boot "KFLUSH_VM_ACCEL=kvm but KVM did not boot the guest within 20 s"
+					return 1
+				fi
 				say "KVM did not boot the guest within 20 s; using TCG"
 				accel=tcg
 			fi
 		else
-			[ "$want_accel" = kvm ] && skip "KFLUSH_VM_ACCEL=kvm but /dev/kvm is not usable"
+			if [ "$want_accel" = kvm ]; then
+				cannot_boot "KFLUSH_VM_ACCEL=kvm but /dev/kvm is not usable"
+				return 1
+			fi
 			accel=tcg
 		fi
 	fi
@@ -207,8 +222,10 @@ boot() {
 	# QEMU itself refused to start (bad host, no memory...): not our failure.
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && ! grep -q 'KFLUSH-VM: BOOTED' "$log" &&
 	   head -n 1 "$log" | grep -q '^qemu-system-x86_64:'; then
-		skip "QEMU could not start: $(head -n 1 "$log")"
+		cannot_boot "QEMU could not start: $(head -n 1 "$log")"
+		return 1
 	fi
+	ran=1
 	if ! tr -d '\r' <"$log" | grep -q '^KFLUSH-VM: DONE'; then
 		[ "$rc" -eq 124 ] && say "FAIL: the $phase guest timed out after $left s"
 		say "FAIL: the $phase guest did not finish; last console lines:"
