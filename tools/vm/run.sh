@@ -158,6 +158,28 @@ booted() {
 	return 1
 }
 
+# tally LOG: the guest's own count (DONE pass=N fail=M) against the PASS and
+# FAIL lines the host reads in LOG; says why when they differ. A report line
+# broken on the serial console would otherwise go uncounted, and a lost
+# FAIL line would read as a pass.
+tally() {
+	tr -d '\r' <"$1" | awk '
+		/^KFLUSH-VM: PASS / { p++ }
+		/^KFLUSH-VM: FAIL / { f++ }
+		/^KFLUSH-VM: DONE / { d++; gp = gf = "?"
+			for (i = 3; i <= NF; i++) {
+				if ($i ~ /^pass=[0-9]+$/) gp = substr($i, 6) + 0
+				if ($i ~ /^fail=[0-9]+$/) gf = substr($i, 6) + 0
+			}
+		}
+		END {
+			if (d != 1) printf "%d DONE lines", d
+			else if (gp != p + 0 || gf != f + 0)
+				printf "it counted pass=%s fail=%s, the console shows %d PASS and %d FAIL lines",
+					gp, gf, p, f
+		}'
+}
+
 # cannot_boot WHY: QEMU cannot run a guest here. Before any guest has run
 # that is a skip (exit 77); after one has, its results stand and this boot
 # is a failure, or a skip would hide them.
@@ -230,6 +252,11 @@ boot() {
 		[ "$rc" -eq 124 ] && say "FAIL: the $phase guest timed out after $left s"
 		say "FAIL: the $phase guest did not finish; last console lines:"
 		tr -d '\r' <"$log" | tail -n 25 | sed 's/^/  | /'
+		return 1
+	fi
+	why=$(tally "$log")
+	if [ -n "$why" ]; then
+		say "FAIL: the $phase guest's report does not add up: $why"
 		return 1
 	fi
 	return 0
