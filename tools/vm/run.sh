@@ -109,7 +109,7 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' HUP INT TERM
 
 t=$(date +%s)
 if ! sh "$srcdir/tools/vm/mkinitramfs.sh" "$srcdir" "$builddir" "$kver" "$work" \
@@ -158,6 +158,37 @@ booted() {
 	return 1
 }
 
+# tally LOG: the guest's own count (DONE pass=N fail=M) against the PASS and
+# FAIL lines the host reads in LOG; says why when they differ. A report line
+# broken on the serial console would otherwise go uncounted, and a lost
+# FAIL line would read as a pass.
+tally() {
+	tr -d '\r' <"$1" | awk '
+		/^KFLUSH-VM: PASS / { p++ }
+		/^KFLUSH-VM: FAIL / { f++ }
+		/^KFLUSH-VM: DONE / { d++; gp = gf = "?"
+			for (i = 3; i <= NF; i++) {
+				if ($i ~ /^pass=[0-9]+$/) gp = substr($i, 6) + 0
+				if ($i ~ /^fail=[0-9]+$/) gf = substr($i, 6) + 0
+			}
+		}
+		END {
+			if (d != 1) printf "%d DONE lines", d
+			else if (gp != p + 0 || gf != f + 0)
+				printf "it counted pass=%s fail=%s, the console shows %d PASS and %d FAIL lines",
+					gp, gf, p, f
+		}'
+}
+
+# cannot_boot WHY: QEMU cannot run a guest here. Before any guest has run
+# that is a skip (exit 77); after one has, its results stand and this boot
+# is a failure, or a skip would hide them.
+ran=
+cannot_boot() {
+	[ -n "$ran" ] || skip "$@"
+	say "FAIL: $*"
+}
+
 # boot PHASE CPU_FOR_KVM CPU_FOR_TCG: one guest run, its console in $work/PHASE.log.
 boot() {
 	phase=$1
@@ -177,12 +208,18 @@ boot() {
 			else
 				kill "$qpid" 2>/dev/null
 				wait "$qpid" 2>/dev/null
-				[ "$want_accel" = kvm ] && skip "KFLUSH_VM_ACCEL=kvm but KVM did not boot the guest within 20 s"
+				if [ "$want_accel" = kvm ]; then
+					cannot_boot "KFLUSH_VM_ACCEL=kvm but KVM did not boot the guest within 20 s"
+					return 1
+				fi
 				say "KVM did not boot the guest within 20 s; using TCG"
 				accel=tcg
 			fi
 		else
-			[ "$want_accel" = kvm ] && skip "KFLUSH_VM_ACCEL=kvm but /dev/kvm is not usable"
+			if [ "$want_accel" = kvm ]; then
+				cannot_boot "KFLUSH_VM_ACCEL=kvm but /dev/kvm is not usable"
+				return 1
+			fi
 			accel=tcg
 		fi
 	fi
@@ -207,31 +244,30 @@ boot() {
 	# QEMU itself refused to start (bad host, no memory...): not our failure.
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && ! grep -q 'KFLUSH-VM: BOOTED' "$log" &&
 	   head -n 1 "$log" | grep -q '^qemu-system-x86_64:'; then
-		skip "QEMU could not start: $(head -n 1 "$log")"
+		cannot_boot "QEMU could not start: $(head -n 1 "$log")"
+		return 1
 	fi
+	ran=1
 	if ! tr -d '\r' <"$log" | grep -q '^KFLUSH-VM: DONE'; then
 		[ "$rc" -eq 124 ] && say "FAIL: the $phase guest timed out after $left s"
 		say "FAIL: the $phase guest did not finish; last console lines:"
 		tr -d '\r' <"$log" | tail -n 25 | sed 's/^/  | /'
 		return 1
 	fi
+	why=$(tally "$log")
+	if [ -n "$why" ]; then
+		say "FAIL: the $phase guest's report does not add up: $why"
+		return 1
+	fi
 	return 0
 }
-
-mkdir -p "$builddir/tools/vm"
-ok=1
-for phase in $phases; do
-	case "$phase" in
-	main) boot main host max || ok=0 ;;
-	oldcpu) boot oldcpu "$old_cpu" "$old_cpu" || ok=0 ;;
-	*) say "unknown phase $phase (main, oldcpu)"; exit 2 ;;
-	esac
-done
 
 # --- check 7 on the host: the kernel's struct pages against the replay --------------
 # After the main guest's last bind (its check 7) the images hold the memmap
 # its kernel wrote; pmemtest replays the same geometry and kflush-memmap-cmp
-# compares every struct page (pointers normalised, all else exact).
+# compares every struct page (pointers normalised, all else exact). Run
+# straight after the main boot: the old-CPU guest recreates both namespaces,
+# puts a new ext4 on one and runs the suite on it, and never rebinds last.
 hpass=0
 hfail=0
 compare_memmaps() {
@@ -268,9 +304,19 @@ compare_memmaps() {
 		cp "$work/memmap-cmp-$kind.log" "$builddir/tools/vm/" 2>/dev/null
 	done
 }
-case " $phases " in
-*" main "*) [ -f "$work/main.log" ] && compare_memmaps ;;
-esac
+
+mkdir -p "$builddir/tools/vm"
+ok=1
+for phase in $phases; do
+	case "$phase" in
+	main)
+		boot main host max || ok=0
+		[ -f "$work/main.log" ] && compare_memmaps
+		;;
+	oldcpu) boot oldcpu "$old_cpu" "$old_cpu" || ok=0 ;;
+	*) say "unknown phase $phase (main, oldcpu)"; exit 2 ;;
+	esac
+done
 
 # --- the verdict -------------------------------------------------------------------
 results=$(cat "$work/main.log" "$work/oldcpu.log" 2>/dev/null | tr -d '\r' | grep '^KFLUSH-VM: ')
