@@ -198,27 +198,26 @@ for mode in perror source missing; do
 		fail "early $mode: the dynamic linker did not run $early's constructor before the drop-in's"
 		continue
 	fi
+	# What the client's output must hold, and what that proves.
 	case $mode in
-	perror)
-		if [ $rc -ne 0 ] || ! grep -qxF "$want_perror" "$o"; then
-			fail "early perror: exit $rc, arguments not passed through the slow path: $(grep -m1 'early perror' "$o")"
-		else
-			echo "ok: a pmem2_perror() before the drop-in's constructor gets all 15 arguments through the slow path"
-		fi ;;
-	source)
-		if [ $rc -ne 0 ] || ! grep -qx "early source: 0 0 $((3 << 20))" "$o"; then
-			fail "early source: exit $rc: $(grep -m1 'early source' "$o")"
-		else
-			echo "ok: pmem2_source_from_anon() before the drop-in's constructor works, and the client after it"
-		fi ;;
-	missing)
-		if ! grep -qx "early source: -38 38 0" "$o" ||
-		   ! grep -q "libkflush-pmem2: $lib: cannot load the real libpmem2" "$o"; then
-			fail "early, real library missing: not ENOSYS with the reason: $(head -3 "$o" | tr '\n' ' ')"
-		else
-			echo "ok: with the real libpmem2 missing an early call fails with ENOSYS, and says why"
-		fi ;;
+	perror) want=$want_perror
+		ok="a pmem2_perror() before the drop-in's constructor gets all 15 arguments through the slow path" ;;
+	source) want="early source: 0 0 $((3 << 20))"
+		ok="pmem2_source_from_anon() before the drop-in's constructor works, and the client after it" ;;
+	missing) want="early source: -38 38 0"
+		ok="with the real libpmem2 missing an early call fails with ENOSYS, and says why" ;;
 	esac
+	bad=
+	grep -qxF "$want" "$o" || bad="want '$want', got '$(grep -m1 '^early ' "$o")'"
+	# Without the real library the client itself fails; otherwise it must not.
+	[ $mode = missing ] || [ $rc -eq 0 ] || bad="exit $rc${bad:+; }$bad"
+	[ $mode != missing ] || grep -q "libkflush-pmem2: $lib: cannot load the real libpmem2" "$o" ||
+		bad="${bad:+$bad; }no load error: $(head -3 "$o" | tr '\n' ' ')"
+	if [ -n "$bad" ]; then
+		fail "early $mode: $bad"
+	else
+		echo "ok: $ok"
+	fi
 done
 
 # Pointed at itself it must refuse, and say so, rather than jump in a circle.
