@@ -77,19 +77,48 @@ static inline __attribute__((always_inline)) uint64_t first_bytes(size_t n)
 	return ~0ULL >> (LINE - n);
 }
 
+/* The masked copy where it may run: whether it did. */
+static inline __attribute__((always_inline)) int short_copy_masked(void *dst, const void *src,
+								  size_t n)
+{
+	if (n - 1 >= LINE || !in_page(dst, LINE) || !in_page(src, LINE))
+		return 0;
+	__asm__ __volatile__("kmovq %[m], %%k1\n\t"
+			     "vmovdqu8 (%[s]), %%zmm16%{%%k1%}%{z%}\n\t"
+			     "vmovdqu8 %%zmm16, (%[d])%{%%k1%}"
+			     : : [d] "r"(dst), [s] "r"(src), [m] "r"(first_bytes(n))
+			     : "k1", "xmm16", "memory");
+	writeback_range(dst, n);
+	return 1;
+}
+
 /* Out of line: inlined, it cost the entry's other short paths a frame. */
 static __attribute__((noinline)) void avx512_short_copy_masked(void *dst, const void *src, size_t n)
 {
-	if (n - 1 < LINE && in_page(dst, LINE) && in_page(src, LINE)) {
-		__asm__ __volatile__("kmovq %[m], %%k1\n\t"
-				     "vmovdqu8 (%[s]), %%zmm16%{%%k1%}%{z%}\n\t"
-				     "vmovdqu8 %%zmm16, (%[d])%{%%k1%}"
-				     : : [d] "r"(dst), [s] "r"(src), [m] "r"(first_bytes(n))
-				     : "k1", "xmm16", "memory");
-		writeback_range(dst, n);
-		return;
-	}
-	flushcache_short(dst, src, n);
+	if (!short_copy_masked(dst, src, n))
+		flushcache_short(dst, src, n);
+}
+
+/*
+ * avx512_x2's: every short copy with a sub-word edge goes through the
+ * cache, not only those of 1..64 bytes, the others as the temporal copy
+ * (as avx2_short_cached's do below FLUSHCACHE_BULK_MIN, not its longer
+ * ones). On the Intel Xeon family 6 model 0xcf (Emerald Rapids),
+ * copy-bench sweep, random sizes (+-25 %) and offsets, three runs of 21
+ * rounds, CPU time, avx2_short_cached over avx512_x2 beside it, which
+ * stored cached edge lines and NT words there: hot 1.29-1.48x in the 128
+ * and 192 B cells and 1.12-1.26x at 256 B, cold 1.15-1.33x; in the 384-768
+ * B cells, where its all-cached calls go on to 768 bytes, 0.79-1.05x cold
+ * and 0.89-1.01x hot, so the longer calls keep the lines. Three
+ * alternations with the build before (11 rounds, CPU time), avx512_x2's
+ * time over avx2's beside it: 128 B random 1.03-1.06 hot before, 0.69-0.82
+ * after; 192 B cold 0.99-1.03 before, 0.75-0.83 after (libkflush(7),
+ * Per-CPU rules).
+ */
+static __attribute__((noinline)) void avx512_x2_short_copy(void *dst, const void *src, size_t n)
+{
+	if (!short_copy_masked(dst, src, n))
+		memcpy_temporal(dst, src, n);
 }
 
 /*
@@ -236,16 +265,33 @@ static inline __attribute__((always_inline)) void avx512_x2_pass(char *d, const 
  */
 #define YMM_LINES_BELOW 768
 
+/*
+ * avx512_x2's ymm lines go on to 2 KiB. On the Intel Xeon family 6 model
+ * 0xcf, copy-bench sweep, two runs of 15 rounds, CPU time, the avx2
+ * variant's speed over avx512_x2's (its zmm lines from 768 B): random
+ * sizes (+-25 %) and offsets, hot 1.09-1.18x in the 768 B-2 KiB cells and
+ * 1.05-1.07x at 3-6 KiB, cold 1.01-1.15x at 768 B-2 KiB but 0.93-1.01x at
+ * 3-6 KiB; fixed sizes, aligned, 0.98-1.04x cold and 0.99-1.01x hot to 2
+ * KiB, 0.90-1.05x cold at 3-6 KiB; from 8 KiB the two streams 1.06-1.22x
+ * avx2's speed cold. Cold, which a flush-copy is for, sets the bound. Three
+ * alternations of the build (11 rounds each), avx512_x2's time over its
+ * fastest other variant by the class means at 97 B-2 KiB: with the lines
+ * from 768 B (and the short copies before avx512_x2_short_copy()) 1.02-1.08
+ * hot and 1.01-1.04 cold; from 2 KiB 0.98-0.99 and 0.98-0.99; from 3 KiB
+ * 0.99-1.03 and 0.97-0.99 (libkflush(7), Per-CPU rules).
+ */
+#define X2_YMM_LINES_BELOW 2048
+
 static inline __attribute__((always_inline)) void
-avx512_stream_lines(char *d, const char *s, size_t n, int movdir64b)
+avx512_stream_lines(char *d, const char *s, size_t n, int movdir64b, size_t ymm_below)
 {
 	_Static_assert(TWO_STREAMS_MIN >= FLUSHCACHE_NT_EDGES_MIN, "NT edges from there");
-	_Static_assert(YMM_LINES_BELOW <= FLUSHCACHE_NT_EDGES_MIN, "one edge rule for the ymm lines");
+	_Static_assert(TWO_STREAMS_MIN >= X2_YMM_LINES_BELOW, "ymm lines in one stream");
 	if (n >= TWO_STREAMS_MIN && movdir64b)
 		two_streams(d, s, n, 1, movdir64b_pair, movdir64b_line);
 	else if (n >= TWO_STREAMS_MIN)
 		two_streams(d, s, n, AVX512_X2_BATCH, avx512_x2_pass, avx512_line);
-	else if (n < YMM_LINES_BELOW)
+	else if (n < ymm_below)
 		flushcache_lines(d, s, n, FLUSHCACHE_NT_EDGES_MIN, AVX2_BLOCK, avx2_block,
 				 avx2_line);
 	else
@@ -255,19 +301,19 @@ avx512_stream_lines(char *d, const char *s, size_t n, int movdir64b)
 
 static __attribute__((noinline)) void avx512_movdir64b_lines(char *d, const char *s, size_t n)
 {
-	avx512_stream_lines(d, s, n, 1);
+	avx512_stream_lines(d, s, n, 1, YMM_LINES_BELOW);
 }
 
 static __attribute__((noinline)) void avx512_x2_lines(char *d, const char *s, size_t n)
 {
-	avx512_stream_lines(d, s, n, 0);
+	avx512_stream_lines(d, s, n, 0, X2_YMM_LINES_BELOW);
 }
 
 /* Their short calls' lines (below FLUSHCACHE_BULK_MIN) are avx2's too. */
 FLUSHCACHE_ENTRY_AT(memcpy_flushcache_avx512_movdir64b, 0, avx512_movdir64b_lines, avx2_line,
 		    vec_one_line, vec_copy_small, avx512_short_copy_masked)
 FLUSHCACHE_ENTRY_AT(memcpy_flushcache_avx512_x2, 0, avx512_x2_lines, avx2_line,
-		    vec_one_line, vec_copy_small, avx512_short_copy_masked)
+		    vec_one_line, vec_copy_small, avx512_x2_short_copy)
 
 FLUSHMOVE_VARIANT(memmove_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_line)
 
