@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * The calls libkflush has nothing to add to: mapping files, telling pmem
- * from not, msync, the error message and the version check, forwarded to
- * the real libpmem.so.1. It is opened by its full path (configure's
- * --with-libpmem, or KFLUSH_PMEM_LIBPMEM), never by name: installed first
- * in the library path as libpmem.so.1, a dlopen("libpmem.so.1") would
- * return this library itself. RTLD_LOCAL keeps its symbols out of the
- * global scope, so the application and libpmem's own calls through its
- * PLT (pmem_drain, pmem_flush, ...) keep binding to ours.
+ * from not, msync, eADR, the error message and the version check,
+ * forwarded to the real libpmem.so.1. It is opened by its full path
+ * (configure's --with-libpmem, or KFLUSH_PMEM_LIBPMEM), never by name:
+ * installed first in the library path as libpmem.so.1, a
+ * dlopen("libpmem.so.1") would return this library itself. RTLD_LOCAL
+ * keeps its symbols out of the global scope, so the application and
+ * libpmem's own calls through its PLT (pmem_drain, pmem_flush, ...) keep
+ * binding to ours.
  */
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -28,6 +28,7 @@ static struct {
 	const char *(*errormsg)(void);
 	const char *(*check_version)(unsigned, unsigned);
 	int (*deep_drain)(const void *, size_t);
+	int (*has_auto_flush)(void);
 } real;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -82,6 +83,7 @@ static void load(void)
 	RESOLVE(h, errormsg, "pmem_errormsg", pmem_errormsg);
 	RESOLVE(h, check_version, "pmem_check_version", pmem_check_version);
 	RESOLVE(h, deep_drain, "pmem_deep_drain", pmem_deep_drain);
+	RESOLVE(h, has_auto_flush, "pmem_has_auto_flush", pmem_has_auto_flush);
 }
 
 /* Loaded before main, so a failure is reported up front, and on first use otherwise. */
@@ -142,43 +144,18 @@ int kflush_pmem_real_deep_drain(const void *addr, size_t len)
 }
 
 /*
- * PMDK's answer (libpmem2 auto_flush_linux.c): 1 only if there is at least
- * one NVDIMM region and every region's persistence_domain is "cpu_cache"
- * (eADR); 0 otherwise; -1 if the regions cannot be read.
+ * The real one, rather than a walk of /sys/bus/nd/devices of our own: on
+ * layouts real sysfs never shows (a region that is a directory, not a
+ * symlink; a persistence_domain without its newline, or empty) PMDK's
+ * answer is not the obvious one, and the decision at load must be PMDK's.
  */
-#define REGIONS "/sys/bus/nd/devices"
+int kflush_pmem_real_auto_flush(void)
+{
+	return loaded() ? real.has_auto_flush() : -1;
+}
 
 PMEM_API int pmem_has_auto_flush(void)
 {
-	DIR *dir;
-	struct dirent *e;
-	int found = 0, all = 1;
-
 	COUNT(F_HAS_AUTO_FLUSH, 0);
-	dir = opendir(REGIONS);
-	if (!dir)
-		return errno == ENOENT ? 0 : -1;
-	while (all && (e = readdir(dir))) {
-		char path[512], dom[32] = "";
-		FILE *f;
-
-		if (strncmp(e->d_name, "region", 6) != 0)
-			continue;
-		snprintf(path, sizeof(path), REGIONS "/%s/persistence_domain", e->d_name);
-		f = fopen(path, "r");
-		if (!f) {
-			all = errno == ENOENT ? 0 : -1;
-			break;
-		}
-		if (!fgets(dom, sizeof(dom), f))
-			dom[0] = '\0';
-		fclose(f);
-		found = 1;
-		if (strcmp(dom, "cpu_cache\n") != 0 && strcmp(dom, "cpu_cache") != 0)
-			all = 0;
-	}
-	closedir(dir);
-	if (all < 0)
-		return -1;
-	return found && all;
+	return kflush_pmem_real_auto_flush();
 }

@@ -29,7 +29,6 @@ void pmem_deep_flush(const void *addr, size_t len);
 int pmem_deep_drain(const void *addr, size_t len);
 int pmem_deep_persist(const void *addr, size_t len);
 int pmem_has_hw_drain(void);
-int pmem_has_auto_flush(void);
 
 /* Mapping and information calls: forwarded to the real libpmem (forward.c). */
 void *pmem_map_file(const char *path, size_t len, int flags, mode_t mode,
@@ -39,9 +38,12 @@ int pmem_is_pmem(const void *addr, size_t len);
 int pmem_msync(const void *addr, size_t len);
 const char *pmem_errormsg(void);
 const char *pmem_check_version(unsigned major_required, unsigned minor_required);
+int pmem_has_auto_flush(void);
 
 /* The part of pmem_deep_drain() that needs libpmem's map of its mappings. */
 int kflush_pmem_real_deep_drain(const void *addr, size_t len);
+/* The real pmem_has_auto_flush(), uncounted: -1 if the real libpmem is missing. */
+int kflush_pmem_real_auto_flush(void);
 
 /* One counter per exported function, in the order of kflush_pmem_names[]. */
 enum pmem_fn {
