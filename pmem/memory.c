@@ -3,7 +3,9 @@
  * libpmem's memory calls on libkflush. PMDK's flag bits are libkflush's
  * KFLUSH_F_MEM_* bits, so flags pass through unchanged; the _persist forms
  * are flags 0 and the _nodrain forms PMEM_F_MEM_NODRAIN, as pmem_memmove(3)
- * defines them. Also the call counters and their report at exit.
+ * defines them. Whether they flush at all is PMDK's decision at load,
+ * taken here once into a table of functions (noflush.c has the other set).
+ * Also the call counters and their report at exit.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -58,78 +60,167 @@ __attribute__((destructor)) static void stats_report(void)
 	}
 }
 
-/* PMDK's pmem_memcpy is its memmove: overlapping callers must keep working. */
-static int overlaps(const void *d, const void *s, size_t n)
-{
-	return (uintptr_t)d - (uintptr_t)s < n || (uintptr_t)s - (uintptr_t)d < n;
-}
-
-PMEM_API void *pmem_memmove(void *pmemdest, const void *src, size_t len, unsigned flags)
+/*
+ * The flushing set: the caller's flags as they are (pmem_memmove(3)), the
+ * _persist forms flags 0, the _nodrain forms PMEM_F_MEM_NODRAIN.
+ */
+static void *memmove_wb(void *pmemdest, const void *src, size_t len, unsigned flags)
 {
 	COUNT(F_MEMMOVE, len);
 	return kflush_memmove_flags(pmemdest, src, len, flags);
 }
 
-PMEM_API void *pmem_memcpy(void *pmemdest, const void *src, size_t len, unsigned flags)
+static void *memcpy_wb(void *pmemdest, const void *src, size_t len, unsigned flags)
 {
 	COUNT(F_MEMCPY, len);
-	if (overlaps(pmemdest, src, len))
+	if (kflush_pmem_overlaps(pmemdest, src, len))
 		return kflush_memmove_flags(pmemdest, src, len, flags);
 	return kflush_memcpy_flags(pmemdest, src, len, flags);
 }
 
-PMEM_API void *pmem_memset(void *pmemdest, int c, size_t len, unsigned flags)
+static void *memset_wb(void *pmemdest, int c, size_t len, unsigned flags)
 {
 	COUNT(F_MEMSET, len);
 	return kflush_memset_flags(pmemdest, c, len, flags);
 }
 
-PMEM_API void *pmem_memmove_persist(void *pmemdest, const void *src, size_t len)
+static void *memmove_persist_wb(void *pmemdest, const void *src, size_t len)
 {
 	COUNT(F_MEMMOVE_PERSIST, len);
 	return kflush_memmove_flags(pmemdest, src, len, 0);
 }
 
-PMEM_API void *pmem_memcpy_persist(void *pmemdest, const void *src, size_t len)
+static void *memcpy_persist_wb(void *pmemdest, const void *src, size_t len)
 {
 	COUNT(F_MEMCPY_PERSIST, len);
-	if (overlaps(pmemdest, src, len))
+	if (kflush_pmem_overlaps(pmemdest, src, len))
 		return kflush_memmove_flags(pmemdest, src, len, 0);
 	return kflush_memcpy_flags(pmemdest, src, len, 0);
 }
 
-PMEM_API void *pmem_memset_persist(void *pmemdest, int c, size_t len)
+static void *memset_persist_wb(void *pmemdest, int c, size_t len)
 {
 	COUNT(F_MEMSET_PERSIST, len);
 	return kflush_memset_flags(pmemdest, c, len, 0);
 }
 
-PMEM_API void *pmem_memmove_nodrain(void *pmemdest, const void *src, size_t len)
+static void *memmove_nodrain_wb(void *pmemdest, const void *src, size_t len)
 {
 	COUNT(F_MEMMOVE_NODRAIN, len);
 	return kflush_memmove_flags(pmemdest, src, len, KFLUSH_F_MEM_NODRAIN);
 }
 
-PMEM_API void *pmem_memcpy_nodrain(void *pmemdest, const void *src, size_t len)
+static void *memcpy_nodrain_wb(void *pmemdest, const void *src, size_t len)
 {
 	COUNT(F_MEMCPY_NODRAIN, len);
-	if (overlaps(pmemdest, src, len))
+	if (kflush_pmem_overlaps(pmemdest, src, len))
 		return kflush_memmove_flags(pmemdest, src, len, KFLUSH_F_MEM_NODRAIN);
 	return kflush_memcpy_flags(pmemdest, src, len, KFLUSH_F_MEM_NODRAIN);
 }
 
-PMEM_API void *pmem_memset_nodrain(void *pmemdest, int c, size_t len)
+static void *memset_nodrain_wb(void *pmemdest, int c, size_t len)
 {
 	COUNT(F_MEMSET_NODRAIN, len);
 	return kflush_memset_flags(pmemdest, c, len, KFLUSH_F_MEM_NODRAIN);
 }
 
-PMEM_API void pmem_flush(const void *addr, size_t len)
+static void flush_wb(const void *addr, size_t len)
 {
 	COUNT(F_FLUSH, len);
 	kflush_flush(addr, len);
 }
 
+static void persist_wb(const void *addr, size_t len)
+{
+	COUNT(F_PERSIST, len);
+	kflush_persist(addr, len);
+}
+
+/*
+ * Flushing until the constructor below says otherwise, so that a call
+ * made before it (from an earlier library's constructor) still persists.
+ */
+static struct pmem_ops ops = {
+	.memmove = memmove_wb, .memcpy = memcpy_wb, .memset = memset_wb,
+	.memmove_persist = memmove_persist_wb, .memcpy_persist = memcpy_persist_wb,
+	.memset_persist = memset_persist_wb,
+	.memmove_nodrain = memmove_nodrain_wb, .memcpy_nodrain = memcpy_nodrain_wb,
+	.memset_nodrain = memset_nodrain_wb,
+	.flush = flush_wb, .persist = persist_wb,
+};
+
+/*
+ * PMDK's libpmem decides once, in its constructor (pmem_init(), PMDK
+ * 1.12): PMEM_NO_FLUSH "1" never flushes, "0" always does, and any other
+ * value, or none, flushes unless pmem_has_auto_flush() is 1 (eADR).
+ * Without the real libpmem to ask about eADR we flush: that persists.
+ */
+__attribute__((constructor)) static void ops_init(void)
+{
+	const char *e = getenv("PMEM_NO_FLUSH");
+	int flush;
+
+	if (e && strcmp(e, "1") == 0)
+		flush = 0;
+	else if (e && strcmp(e, "0") == 0)
+		flush = 1;
+	else
+		flush = kflush_pmem_real_auto_flush() != 1;
+	if (!flush)
+		ops = kflush_pmem_noflush_ops;
+}
+
+PMEM_API void *pmem_memmove(void *pmemdest, const void *src, size_t len, unsigned flags)
+{
+	return ops.memmove(pmemdest, src, len, flags);
+}
+
+PMEM_API void *pmem_memcpy(void *pmemdest, const void *src, size_t len, unsigned flags)
+{
+	return ops.memcpy(pmemdest, src, len, flags);
+}
+
+PMEM_API void *pmem_memset(void *pmemdest, int c, size_t len, unsigned flags)
+{
+	return ops.memset(pmemdest, c, len, flags);
+}
+
+PMEM_API void *pmem_memmove_persist(void *pmemdest, const void *src, size_t len)
+{
+	return ops.memmove_persist(pmemdest, src, len);
+}
+
+PMEM_API void *pmem_memcpy_persist(void *pmemdest, const void *src, size_t len)
+{
+	return ops.memcpy_persist(pmemdest, src, len);
+}
+
+PMEM_API void *pmem_memset_persist(void *pmemdest, int c, size_t len)
+{
+	return ops.memset_persist(pmemdest, c, len);
+}
+
+PMEM_API void *pmem_memmove_nodrain(void *pmemdest, const void *src, size_t len)
+{
+	return ops.memmove_nodrain(pmemdest, src, len);
+}
+
+PMEM_API void *pmem_memcpy_nodrain(void *pmemdest, const void *src, size_t len)
+{
+	return ops.memcpy_nodrain(pmemdest, src, len);
+}
+
+PMEM_API void *pmem_memset_nodrain(void *pmemdest, int c, size_t len)
+{
+	return ops.memset_nodrain(pmemdest, c, len);
+}
+
+PMEM_API void pmem_flush(const void *addr, size_t len)
+{
+	ops.flush(addr, len);
+}
+
+/* One sfence; with flushing off PMDK's pmem_drain() still fences too. */
 PMEM_API void pmem_drain(void)
 {
 	COUNT(F_DRAIN, 0);
@@ -138,11 +229,10 @@ PMEM_API void pmem_drain(void)
 
 PMEM_API void pmem_persist(const void *addr, size_t len)
 {
-	COUNT(F_PERSIST, len);
-	kflush_persist(addr, len);
+	ops.persist(addr, len);
 }
 
-/* PMDK flushes here whether or not the platform has eADR; so do we. */
+/* PMDK writes back here whether or not it flushes elsewhere; so do we. */
 PMEM_API void pmem_deep_flush(const void *addr, size_t len)
 {
 	COUNT(F_DEEP_FLUSH, len);

@@ -8,6 +8,7 @@
 #define KFLUSH_PMEM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define PMEM_API __attribute__((visibility("default")))
@@ -44,6 +45,33 @@ int pmem_has_auto_flush(void);
 int kflush_pmem_real_deep_drain(const void *addr, size_t len);
 /* The real pmem_has_auto_flush(), uncounted: -1 if the real libpmem is missing. */
 int kflush_pmem_real_auto_flush(void);
+
+/*
+ * The memory calls whose work depends on whether libpmem flushes, chosen
+ * once at load (memory.c): the flushing set there, the other one in
+ * noflush.c. Each counts its own call.
+ */
+struct pmem_ops {
+	void *(*memmove)(void *pmemdest, const void *src, size_t len, unsigned flags);
+	void *(*memcpy)(void *pmemdest, const void *src, size_t len, unsigned flags);
+	void *(*memset)(void *pmemdest, int c, size_t len, unsigned flags);
+	void *(*memmove_persist)(void *pmemdest, const void *src, size_t len);
+	void *(*memcpy_persist)(void *pmemdest, const void *src, size_t len);
+	void *(*memset_persist)(void *pmemdest, int c, size_t len);
+	void *(*memmove_nodrain)(void *pmemdest, const void *src, size_t len);
+	void *(*memcpy_nodrain)(void *pmemdest, const void *src, size_t len);
+	void *(*memset_nodrain)(void *pmemdest, int c, size_t len);
+	void (*flush)(const void *addr, size_t len);
+	void (*persist)(const void *addr, size_t len);
+};
+
+extern const struct pmem_ops kflush_pmem_noflush_ops;
+
+/* PMDK's pmem_memcpy is its memmove: overlapping callers must keep working. */
+static inline int kflush_pmem_overlaps(const void *d, const void *s, size_t n)
+{
+	return (uintptr_t)d - (uintptr_t)s < n || (uintptr_t)s - (uintptr_t)d < n;
+}
 
 /* One counter per exported function, in the order of kflush_pmem_names[]. */
 enum pmem_fn {
