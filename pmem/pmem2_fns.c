@@ -10,8 +10,8 @@
  *               what pmem2_get_memcpy_fn(3) promises: copy, then persist);
  *               persist and flush are msync(), drain does nothing.
  *   CACHE_LINE  libkflush's flush-copy, write-back and sfence.
- *   BYTE        the caches are persistent (eADR): plain stores, no
- *               write-back, only the fence that orders them.
+ *   BYTE        the caches are persistent (eADR): no write-back, PMDK's
+ *               stores (eadr.h), the fence that orders them.
  * PMEM2_F_MEM_* are libkflush's KFLUSH_F_MEM_* bits, so flags pass through.
  */
 #include <errno.h>
@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "kflush.h"
+#include "eadr.h"
 #include "pmem2.h"
 
 /* One counter per returned function and granularity (KFLUSH_PMEM_STATS). */
@@ -195,22 +196,28 @@ static void drain_line(void)
 }
 
 /*
- * BYTE: a store is persistent once it is globally visible, so ordinary
- * stores (NOFLUSH: no write-back, no streaming) and the fence that orders
- * them; the hints have nothing left to choose between.
+ * BYTE: a store is persistent once it is globally visible, so no
+ * write-back, and the stores PMDK's byte-granularity copies make (eadr.h):
+ * ordinary ones, or non-temporal ones and their fence for NONTEMPORAL;
+ * then the fence that orders them.
  */
 static void *memmove_byte(void *d, const void *s, size_t n, unsigned flags)
 {
 	COUNT(FN_MEMMOVE, GRAN_BYTE, n);
-	kflush_memmove_flags(d, s, n, KFLUSH_F_MEM_NOFLUSH);
+	kflush_memmove_flags(d, s, n, kflush_pmem_eadr_store(flags, !n || d == s));
 	unless_drain(flags);
 	return d;
 }
 
 static void *memcpy_byte(void *d, const void *s, size_t n, unsigned flags)
 {
+	unsigned how = kflush_pmem_eadr_store(flags, !n || d == s);
+
 	COUNT(FN_MEMCPY, GRAN_BYTE, n);
-	kflush_memmove_flags(d, s, n, KFLUSH_F_MEM_NOFLUSH);
+	if (overlaps(d, s, n))
+		kflush_memmove_flags(d, s, n, how);
+	else
+		kflush_memcpy_flags(d, s, n, how);
 	unless_drain(flags);
 	return d;
 }
@@ -218,7 +225,7 @@ static void *memcpy_byte(void *d, const void *s, size_t n, unsigned flags)
 static void *memset_byte(void *d, int c, size_t n, unsigned flags)
 {
 	COUNT(FN_MEMSET, GRAN_BYTE, n);
-	kflush_memset_flags(d, c, n, KFLUSH_F_MEM_NOFLUSH);
+	kflush_memset_flags(d, c, n, kflush_pmem_eadr_store(flags, !n));
 	unless_drain(flags);
 	return d;
 }
