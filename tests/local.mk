@@ -366,6 +366,17 @@ TESTS += tests/test_pmem2_persistence
 tests_test_pmem2_persistence_SOURCES = tests/test_pmem2_persistence.c $(TEST_UTIL) $(TEST_TRACE)
 tests_test_pmem2_persistence_CFLAGS = $(TEST_TRACE_CFLAGS) $(PMEM2_CFLAGS)
 tests_test_pmem2_persistence_LDADD = pmem/libkflush-pmem2.la $(TEST_TRACE_LIBS)
+# libkflush-pmem with flushing off (PMEM_NO_FLUSH, eADR) under the tracer,
+# against PMDK's decision traced on the real libpmem: started by the
+# scripts in each environment, as a client sees it at load. Linked to the
+# drop-ins (and bound at load, so no call traces lazy resolution).
+check_PROGRAMS += tests/test_pmem_noflush
+tests_test_pmem_noflush_SOURCES = tests/test_pmem_noflush.c $(TEST_TRACE)
+tests_test_pmem_noflush_CFLAGS = $(TEST_TRACE_CFLAGS) $(PMEM2_CFLAGS)
+tests_test_pmem_noflush_LDADD = pmem/libkflush-pmem.la pmem/libkflush-pmem2.la \
+	$(TEST_TRACE_LIBS) -ldl
+tests_test_pmem_noflush_LDFLAGS = $(AM_LDFLAGS) -Wl,-z,now
+TESTS += tests/test_pmem_noflush.sh tests/test_pmem_eadr.sh
 endif
 endif
-EXTRA_DIST += tests/test_pmem2.sh
+EXTRA_DIST += tests/test_pmem2.sh tests/test_pmem_noflush.sh tests/test_pmem_eadr.sh

@@ -28,7 +28,9 @@
  * This program links the drop-in, not PMDK's libpmem2.
  *
  * And libkflush-pmem's libpmem calls, from the drop-in beside this one
- * (dlopen), with the expectations of pmem_memmove(3) and pmem_flush(3):
+ * (dlopen, after PMEM_NO_FLUSH=0: flushing, eADR or not; flushing off is
+ * test_pmem_noflush's), with the expectations of pmem_memmove(3) and
+ * pmem_flush(3):
  * the _persist forms and flags 0 leave no line dirty and end with one
  * fence; the _nodrain forms and PMEM_F_MEM_NODRAIN do not fence;
  * PMEM_F_MEM_NOFLUSH writes nothing back and does not fence;
@@ -154,6 +156,8 @@ static void get_libpmem(void)
 	}
 	snprintf(path, sizeof(path), "%.*s/libkflush-pmem.so.1", (int)(slash - info.dli_fname),
 		 info.dli_fname);
+	/* Its constructor reads it, as PMDK's does. */
+	setenv("PMEM_NO_FLUSH", "0", 1);
 	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		snprintf(pm_error, sizeof(pm_error), "%s", dlerror());
