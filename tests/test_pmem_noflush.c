@@ -165,8 +165,12 @@ static const struct form {
 	{ "_nodrain", { (const void *)pmem_memcpy_nodrain, (const void *)pmem_memmove_nodrain,
 			(const void *)pmem_memset_nodrain }, PMEM_F_MEM_NODRAIN },
 };
-static const char *const op_names[3] = { "pmem_memcpy", "pmem_memmove", "pmem_memset" };
-static const enum tp_shape op_shapes[3] = { TP_COPY, TP_MOVE, TP_SET };
+/* The copy twice: PMDK's memcpy is its memmove, so it must take overlapping buffers. */
+#define NR_OPS 4
+static const char *const op_names[NR_OPS] = { "pmem_memcpy", "pmem_memmove", "pmem_memset",
+					      "pmem_memcpy overlapping" };
+static const enum tp_shape op_shapes[NR_OPS] = { TP_COPY, TP_MOVE, TP_SET, TP_MOVE };
+static const int op_fn[NR_OPS] = { 0, 1, 2, 0 };
 
 static const struct {
 	size_t n, doff;
@@ -245,31 +249,35 @@ Test(libpmem, copies)
 	check_env();
 	cr_log_info("PMDK %s here", flushing ? "flushes" : "does not flush");
 	for (size_t f = 0; f < ARRAY_SIZE(forms); f++)
-		for (int c = 0; c < 3; c++)
+		for (int c = 0; c < NR_OPS; c++)
 			for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+				const void *fn = forms[f].fn[op_fn[c]];
 				char name[64];
 
 				if (tp_quick() && i % 2)
 					continue;
 				snprintf(name, sizeof(name), "%s%s", op_names[c], forms[f].name);
 				if (flushing)
-					check_wb_copy(name, forms[f].fn[c], op_shapes[c],
-						      forms[f].flags, cases[i].n, cases[i].doff);
+					check_wb_copy(name, fn, op_shapes[c], forms[f].flags,
+						      cases[i].n, cases[i].doff);
 				else
-					check_nf_copy(name, forms[f].fn[c], op_shapes[c],
-						      forms[f].flags, cases[i].n, cases[i].doff, 0);
+					check_nf_copy(name, fn, op_shapes[c], forms[f].flags,
+						      cases[i].n, cases[i].doff, 0);
 			}
 }
 
-/* PMDK's eADR memmove returns before its barrier when source is destination. */
+/* PMDK's eADR memmove, its memcpy too, returns before its barrier onto itself. */
 Test(libpmem, in_place_moves)
 {
 	check_env();
 	if (flushing)
 		cr_skip_test("PMDK flushes here: the in-place rule is the flushing-off copies'");
-	for (size_t f = 0; f < ARRAY_SIZE(forms); f++)
+	for (size_t f = 0; f < ARRAY_SIZE(forms); f++) {
+		check_nf_copy("pmem_memcpy in place", forms[f].fn[0], TP_MOVE, forms[f].flags,
+			      256, 0, 1);
 		check_nf_copy("pmem_memmove in place", forms[f].fn[1], TP_MOVE, forms[f].flags,
 			      256, 0, 1);
+	}
 }
 
 Test(libpmem, flush_persist_drain)
@@ -433,22 +441,22 @@ Test(pmem2_byte, nontemporal)
 					     (const void *)bset_NTND },
 		  PMEM2_F_MEM_NONTEMPORAL | PMEM2_F_MEM_NODRAIN },
 	};
-	static const char *const names[3] = { "memcpy_fn/byte", "memmove_fn/byte",
-					      "memset_fn/byte" };
+	static const char *const names[NR_OPS] = { "memcpy_fn/byte", "memmove_fn/byte",
+						   "memset_fn/byte", "memcpy_fn/byte overlapping" };
 
 	cr_assert(!byte_error[0], "%s", byte_error);
 	cr_assert_eq(byte_gran, PMEM2_GRANULARITY_BYTE, "PMEM2_FORCE_GRANULARITY=BYTE gave %d",
 		     byte_gran);
 	for (size_t f = 0; f < ARRAY_SIZE(byte_forms); f++)
-		for (int c = 0; c < 3; c++) {
+		for (int c = 0; c < NR_OPS; c++) {
+			const void *fn = byte_forms[f].fn[op_fn[c]];
 			char name[64];
 
 			snprintf(name, sizeof(name), "%s%s", names[c], byte_forms[f].name);
 			for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
-				check_nf_copy(name, byte_forms[f].fn[c], op_shapes[c],
-					      byte_forms[f].flags, cases[i].n, cases[i].doff, 0);
-			if (c == 1)
-				check_nf_copy(name, byte_forms[f].fn[c], TP_MOVE,
-					      byte_forms[f].flags, 256, 0, 1);
+				check_nf_copy(name, fn, op_shapes[c], byte_forms[f].flags,
+					      cases[i].n, cases[i].doff, 0);
+			if (op_shapes[c] == TP_MOVE)
+				check_nf_copy(name, fn, TP_MOVE, byte_forms[f].flags, 256, 0, 1);
 		}
 }
