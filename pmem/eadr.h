@@ -21,11 +21,15 @@
 
 #include "kflush.h"
 
-/* The flags of the libkflush call that stores as PMDK does; @none: nothing to store. */
-static inline unsigned int kflush_pmem_eadr_store(unsigned int flags, int none)
+/*
+ * The flags of the libkflush call that stores as PMDK does, for a call that
+ * stores: the callers return first, as PMDK does, from a zero-length call
+ * and from a move or copy onto itself.
+ */
+static inline unsigned int kflush_pmem_eadr_store(unsigned int flags)
 {
 	if ((flags & (KFLUSH_F_MEM_NOFLUSH | KFLUSH_F_MEM_NONTEMPORAL)) ==
-	    KFLUSH_F_MEM_NONTEMPORAL && !none)
+	    KFLUSH_F_MEM_NONTEMPORAL)
 		return KFLUSH_F_MEM_NONTEMPORAL;
 	return KFLUSH_F_MEM_NOFLUSH;
 }

@@ -18,18 +18,19 @@ static void drain_unless(unsigned flags)
 
 static void *move(void *d, const void *s, size_t n, unsigned flags)
 {
-	kflush_memmove_flags(d, s, n, kflush_pmem_eadr_store(flags, !n || d == s));
+	if (n && d != s)
+		kflush_memmove_flags(d, s, n, kflush_pmem_eadr_store(flags));
 	drain_unless(flags);
 	return d;
 }
 
 static void *copy(void *d, const void *s, size_t n, unsigned flags)
 {
-	unsigned how = kflush_pmem_eadr_store(flags, !n || d == s);
+	unsigned how = kflush_pmem_eadr_store(flags);
 
-	if (kflush_pmem_overlaps(d, s, n))
+	if (n && d != s && kflush_pmem_overlaps(d, s, n))
 		kflush_memmove_flags(d, s, n, how);
-	else
+	else if (n && d != s)
 		kflush_memcpy_flags(d, s, n, how);
 	drain_unless(flags);
 	return d;
@@ -37,7 +38,8 @@ static void *copy(void *d, const void *s, size_t n, unsigned flags)
 
 static void *set(void *d, int c, size_t n, unsigned flags)
 {
-	kflush_memset_flags(d, c, n, kflush_pmem_eadr_store(flags, !n));
+	if (n)
+		kflush_memset_flags(d, c, n, kflush_pmem_eadr_store(flags));
 	drain_unless(flags);
 	return d;
 }

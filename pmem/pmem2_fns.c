@@ -204,19 +204,20 @@ static void drain_line(void)
 static void *memmove_byte(void *d, const void *s, size_t n, unsigned flags)
 {
 	COUNT(FN_MEMMOVE, GRAN_BYTE, n);
-	kflush_memmove_flags(d, s, n, kflush_pmem_eadr_store(flags, !n || d == s));
+	if (n && d != s)
+		kflush_memmove_flags(d, s, n, kflush_pmem_eadr_store(flags));
 	unless_drain(flags);
 	return d;
 }
 
 static void *memcpy_byte(void *d, const void *s, size_t n, unsigned flags)
 {
-	unsigned how = kflush_pmem_eadr_store(flags, !n || d == s);
+	unsigned how = kflush_pmem_eadr_store(flags);
 
 	COUNT(FN_MEMCPY, GRAN_BYTE, n);
-	if (overlaps(d, s, n))
+	if (n && d != s && overlaps(d, s, n))
 		kflush_memmove_flags(d, s, n, how);
-	else
+	else if (n && d != s)
 		kflush_memcpy_flags(d, s, n, how);
 	unless_drain(flags);
 	return d;
@@ -225,7 +226,8 @@ static void *memcpy_byte(void *d, const void *s, size_t n, unsigned flags)
 static void *memset_byte(void *d, int c, size_t n, unsigned flags)
 {
 	COUNT(FN_MEMSET, GRAN_BYTE, n);
-	kflush_memset_flags(d, c, n, kflush_pmem_eadr_store(flags, !n));
+	if (n)
+		kflush_memset_flags(d, c, n, kflush_pmem_eadr_store(flags));
 	unless_drain(flags);
 	return d;
 }
