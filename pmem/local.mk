@@ -3,7 +3,7 @@
 # memory calls on libkflush, its mapping calls forwarded to the real one.
 # See libkflush-pmem(7).
 lib_LTLIBRARIES += pmem/libkflush-pmem.la
-pmem_libkflush_pmem_la_SOURCES = pmem/pmem.h pmem/eadr.h pmem/memory.c pmem/noflush.c \
+pmem_libkflush_pmem_la_SOURCES = pmem/pmem.h pmem/stores.h pmem/memory.c pmem/noflush.c \
 	pmem/forward.c
 pmem_libkflush_pmem_la_CFLAGS = $(AM_CFLAGS) $(KFLUSH_VISIBILITY) -pthread
 # libtool -version-info 1:0:0 names it libkflush-pmem.so.1, libpmem's major.
@@ -17,7 +17,7 @@ EXTRA_DIST += pmem/libkflush-pmem.map
 # the pmem2_get_*_fn getters on libkflush, the rest forwarded to the real
 # one. See libkflush-pmem2(7).
 lib_LTLIBRARIES += pmem/libkflush-pmem2.la
-pmem_libkflush_pmem2_la_SOURCES = pmem/pmem2.h pmem/eadr.h pmem/pmem2_fns.c pmem/pmem2_load.c \
+pmem_libkflush_pmem2_la_SOURCES = pmem/pmem2.h pmem/stores.h pmem/pmem2_fns.c pmem/pmem2_load.c \
 	pmem/pmem2_forward.S
 pmem_libkflush_pmem2_la_CFLAGS = $(AM_CFLAGS) $(KFLUSH_VISIBILITY) -pthread
 pmem_libkflush_pmem2_la_LDFLAGS = $(AM_LDFLAGS) -version-info 1:0:0 \

@@ -16,6 +16,7 @@
 
 #include "kflush.h"
 #include "pmem.h"
+#include "stores.h"
 
 int kflush_pmem_stats;
 

@@ -2,12 +2,12 @@
 /*
  * libpmem's memory calls with flushing off, PMDK's choice at load when
  * PMEM_NO_FLUSH=1, or on eADR unless PMEM_NO_FLUSH=0 (memory.c decides).
- * PMDK's pmem_init() then binds the "eadr" copies (eadr.h), an empty
+ * PMDK's pmem_init() then binds the "eadr" copies (stores.h), an empty
  * pmem_flush() and a pmem_drain() that still fences; pmem_persist() is
  * the two, so only the fence; pmem_deep_flush() still writes back.
  */
 #include "kflush.h"
-#include "eadr.h"
+#include "stores.h"
 #include "pmem.h"
 
 static void drain_unless(unsigned flags)
@@ -18,28 +18,14 @@ static void drain_unless(unsigned flags)
 
 static void *move(void *d, const void *s, size_t n, unsigned flags)
 {
-	if (n && d != s)
-		kflush_memmove_flags(d, s, n, kflush_pmem_eadr_store(flags));
-	drain_unless(flags);
-	return d;
-}
-
-static void *copy(void *d, const void *s, size_t n, unsigned flags)
-{
-	unsigned how = kflush_pmem_eadr_store(flags);
-
-	if (n && d != s && kflush_pmem_overlaps(d, s, n))
-		kflush_memmove_flags(d, s, n, how);
-	else if (n && d != s)
-		kflush_memcpy_flags(d, s, n, how);
+	kflush_pmem_eadr_move(d, s, n, flags);
 	drain_unless(flags);
 	return d;
 }
 
 static void *set(void *d, int c, size_t n, unsigned flags)
 {
-	if (n)
-		kflush_memset_flags(d, c, n, kflush_pmem_eadr_store(flags));
+	kflush_pmem_eadr_set(d, c, n, flags);
 	drain_unless(flags);
 	return d;
 }
@@ -53,7 +39,7 @@ static void *memmove_nf(void *pmemdest, const void *src, size_t len, unsigned fl
 static void *memcpy_nf(void *pmemdest, const void *src, size_t len, unsigned flags)
 {
 	COUNT(F_MEMCPY, len);
-	return copy(pmemdest, src, len, flags);
+	return move(pmemdest, src, len, flags);
 }
 
 static void *memset_nf(void *pmemdest, int c, size_t len, unsigned flags)
@@ -71,7 +57,7 @@ static void *memmove_persist_nf(void *pmemdest, const void *src, size_t len)
 static void *memcpy_persist_nf(void *pmemdest, const void *src, size_t len)
 {
 	COUNT(F_MEMCPY_PERSIST, len);
-	return copy(pmemdest, src, len, 0);
+	return move(pmemdest, src, len, 0);
 }
 
 static void *memset_persist_nf(void *pmemdest, int c, size_t len)
@@ -89,7 +75,7 @@ static void *memmove_nodrain_nf(void *pmemdest, const void *src, size_t len)
 static void *memcpy_nodrain_nf(void *pmemdest, const void *src, size_t len)
 {
 	COUNT(F_MEMCPY_NODRAIN, len);
-	return copy(pmemdest, src, len, KFLUSH_F_MEM_NODRAIN);
+	return move(pmemdest, src, len, KFLUSH_F_MEM_NODRAIN);
 }
 
 static void *memset_nodrain_nf(void *pmemdest, int c, size_t len)

@@ -8,7 +8,6 @@
 #define KFLUSH_PMEM_H
 
 #include <stddef.h>
-#include <stdint.h>
 #include <sys/types.h>
 
 #define PMEM_API __attribute__((visibility("default")))
@@ -66,12 +65,6 @@ struct pmem_ops {
 };
 
 extern const struct pmem_ops kflush_pmem_noflush_ops;
-
-/* PMDK's pmem_memcpy is its memmove: overlapping callers must keep working. */
-static inline int kflush_pmem_overlaps(const void *d, const void *s, size_t n)
-{
-	return (uintptr_t)d - (uintptr_t)s < n || (uintptr_t)s - (uintptr_t)d < n;
-}
 
 /* One counter per exported function, in the order of kflush_pmem_names[]. */
 enum pmem_fn {

@@ -11,7 +11,7 @@
  *               persist and flush are msync(), drain does nothing.
  *   CACHE_LINE  libkflush's flush-copy, write-back and sfence.
  *   BYTE        the caches are persistent (eADR): no write-back, PMDK's
- *               stores (eadr.h), the fence that orders them.
+ *               stores (stores.h), the fence that orders them.
  * PMEM2_F_MEM_* are libkflush's KFLUSH_F_MEM_* bits, so flags pass through.
  */
 #include <errno.h>
@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "kflush.h"
-#include "eadr.h"
+#include "stores.h"
 #include "pmem2.h"
 
 /* One counter per returned function and granularity (KFLUSH_PMEM_STATS). */
@@ -68,12 +68,6 @@ __attribute__((destructor)) static void stats_report(void)
 					fn_names[f], gran_names[g], (unsigned long long)c,
 					(unsigned long long)atomic_load(&bytes[f][g]));
 		}
-}
-
-/* pmem2's memcpy_fn is its memmove: overlapping callers must keep working. */
-static int overlaps(const void *d, const void *s, size_t n)
-{
-	return (uintptr_t)d - (uintptr_t)s < n || (uintptr_t)s - (uintptr_t)d < n;
 }
 
 static void unless_drain(unsigned flags)
@@ -166,7 +160,7 @@ static void *memmove_line(void *d, const void *s, size_t n, unsigned flags)
 static void *memcpy_line(void *d, const void *s, size_t n, unsigned flags)
 {
 	COUNT(FN_MEMCPY, GRAN_CACHE_LINE, n);
-	if (overlaps(d, s, n))
+	if (kflush_pmem_overlaps(d, s, n))
 		return kflush_memmove_flags(d, s, n, flags);
 	return kflush_memcpy_flags(d, s, n, flags);
 }
@@ -197,37 +191,33 @@ static void drain_line(void)
 
 /*
  * BYTE: a store is persistent once it is globally visible, so no
- * write-back, and the stores PMDK's byte-granularity copies make (eadr.h):
- * ordinary ones, or non-temporal ones and their fence for NONTEMPORAL;
- * then the fence that orders them.
+ * write-back, and the stores PMDK's byte-granularity copies make
+ * (stores.h): ordinary ones, or non-temporal ones and their fence for
+ * NONTEMPORAL; then the fence that orders them. memcpy_fn is memmove_fn.
  */
-static void *memmove_byte(void *d, const void *s, size_t n, unsigned flags)
+static void *move_byte(void *d, const void *s, size_t n, unsigned flags)
 {
-	COUNT(FN_MEMMOVE, GRAN_BYTE, n);
-	if (n && d != s)
-		kflush_memmove_flags(d, s, n, kflush_pmem_eadr_store(flags));
+	kflush_pmem_eadr_move(d, s, n, flags);
 	unless_drain(flags);
 	return d;
 }
 
+static void *memmove_byte(void *d, const void *s, size_t n, unsigned flags)
+{
+	COUNT(FN_MEMMOVE, GRAN_BYTE, n);
+	return move_byte(d, s, n, flags);
+}
+
 static void *memcpy_byte(void *d, const void *s, size_t n, unsigned flags)
 {
-	unsigned how = kflush_pmem_eadr_store(flags);
-
 	COUNT(FN_MEMCPY, GRAN_BYTE, n);
-	if (n && d != s && overlaps(d, s, n))
-		kflush_memmove_flags(d, s, n, how);
-	else if (n && d != s)
-		kflush_memcpy_flags(d, s, n, how);
-	unless_drain(flags);
-	return d;
+	return move_byte(d, s, n, flags);
 }
 
 static void *memset_byte(void *d, int c, size_t n, unsigned flags)
 {
 	COUNT(FN_MEMSET, GRAN_BYTE, n);
-	if (n)
-		kflush_memset_flags(d, c, n, kflush_pmem_eadr_store(flags));
+	kflush_pmem_eadr_set(d, c, n, flags);
 	unless_drain(flags);
 	return d;
 }
