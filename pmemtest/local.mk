@@ -27,7 +27,7 @@ pmemtest_pmemtest_SOURCES = pmemtest/main.c pmemtest/pmemtest.h \
 	pmemtest/bench/res.h pmemtest/bench/results.c pmemtest/bench/results_out.c \
 	pmemtest/bench/bound.c \
 	pmemtest/bench/copy.h pmemtest/bench/copy.c pmemtest/bench/copy_run.c \
-	pmemtest/bench/copy_calls.c \
+	pmemtest/bench/copy_calls.c pmemtest/bench/copy_verify.c \
 	pmemtest/bench/copy_struct_page.c pmemtest/bench/copy_bulk.c \
 	pmemtest/bench/copy_strings.c pmemtest/bench/copy_move.c pmemtest/bench/copy_set.c \
 	pmemtest/bench/clear.h pmemtest/bench/clear.c pmemtest/bench/clear_run.c

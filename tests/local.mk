@@ -128,7 +128,7 @@ TESTS += tests/test_pmemtest_copy_calls
 tests_test_pmemtest_copy_calls_SOURCES = tests/test_pmemtest_copy_calls.c \
 	pmemtest/bench/copy_calls.c pmemtest/bench/buffers.c pmemtest/bench/results.c \
 	pmemtest/bench/copy_struct_page.c pmemtest/bench/copy_run.c pmemtest/bench/options.c \
-	pmemtest/bench/bound.c pmemtest/bench/results_out.c \
+	pmemtest/bench/copy_verify.c pmemtest/bench/bound.c pmemtest/bench/results_out.c \
 	pmemtest/common/progress.c \
 	pmemtest/common/cli.c pmemtest/common/cli_output.c pmemtest/common/output.c \
 	pmemtest/common/stats.c \
@@ -140,6 +140,16 @@ tests_test_pmemtest_copy_calls_LDADD = $(TEST_LIBS) $(PMEM2_LIBS) $(JSONC_LIBS) 
 # (PMEMTEST_TEST_CORRUPT), and "verified" must come from the check.
 TESTS += tests/test_pmemtest_verify.sh
 EXTRA_DIST += tests/test_pmemtest_verify.sh
+
+# copy-bench's check of each contender's bytes must fail on a contender
+# that stores the wrong ones: glibc's memcpy, memmove and memset made
+# wrong at one length by a preloaded library.
+TESTS += tests/test_pmemtest_copy_verify.sh
+EXTRA_DIST += tests/test_pmemtest_copy_verify.sh
+check_LTLIBRARIES += tests/libbadcopy.la
+tests_libbadcopy_la_SOURCES = tests/badcopy_shim.c
+tests_libbadcopy_la_LDFLAGS = $(AM_LDFLAGS) -module -shared -avoid-version -rpath /nowhere
+tests_libbadcopy_la_LIBADD = -ldl
 
 # pmemtest --force: the bytes that change are exactly the announced range.
 TESTS += tests/test_pmemtest_force.sh

@@ -113,6 +113,17 @@ uint64_t copy_run_calls(const struct copy_run *x, const struct copy_contender *k
 			const struct bench_calls *t, char *d, const char *s);
 
 /*
+ * The check (copy_verify.c): call @i of @t made once more by @k, untimed,
+ * from the buffers' bases (@move: the source in the destination buffer),
+ * on a window seeded so that every byte it must store changes, and the
+ * window compared with what the call means, GUARD bytes either side
+ * included. 0 when right; -1, with a message naming @k, @cell and the
+ * first wrong byte, when not.
+ */
+int copy_verify_call(const struct copy_run *x, const struct copy_contender *k,
+		     const struct bench_calls *t, size_t i, bool move, const char *cell);
+
+/*
  * The engine (copy_run.c). copy_add() registers one contender into @v
  * (skipped when --only leaves it out; roofs always run), copy_add_variants()
  * every usable registry variant of @op.

@@ -314,6 +314,28 @@ static bool confirm_roof(struct copy_run *x, int g, bool hot, enum bench_layout 
 			  pooled ? &pool : NULL);
 }
 
+/* copy_verify_call() on the first and the last call of each contender's table. */
+static int verify_size(const struct copy_run *x, const char *mode, bool hot,
+		       enum bench_layout layout, size_t size, const struct size_calls *c,
+		       const struct copy_contender *v, size_t nv)
+{
+	bool move = layout == BENCH_DOWN || layout == BENCH_UP;
+	char cell[96];
+
+	snprintf(cell, sizeof(cell), "%s %s %s, size %zu B", mode, hot ? "hot" : "cold",
+		 copy_layout_names[layout], size);
+	for (size_t j = 0; j < nv; j++) {
+		const struct bench_calls *t = calls_of(c, &v[j]);
+
+		if (!applies(&v[j], layout, size) || !t->n)
+			continue;
+		if (copy_verify_call(x, &v[j], t, 0, move, cell) ||
+		    (t->n > 1 && copy_verify_call(x, &v[j], t, t->n - 1, move, cell)))
+			return -1;
+	}
+	return 0;
+}
+
 int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_layout layout,
 		     const size_t *sizes, size_t nsizes, size_t lo, size_t budget,
 		     const struct copy_contender *v, size_t nv)
@@ -348,6 +370,10 @@ int copy_run_group(struct copy_run *x, const char *mode, bool hot, enum bench_la
 				x->o.sizes_run[i] = true;
 		go = run_rounds(x, g, hot, layout, size, &c, v, nv, 0, x->o.rounds, NULL) &&
 		     confirm_roof(x, g, hot, layout, size, &c, v, nv);
+		if (go && !x->plan && verify_size(x, mode, hot, layout, size, &c, v, nv) < 0) {
+			size_calls_free(&c);
+			return -1;
+		}
 		size_calls_free(&c);
 		if (!go)
 			return g;
