@@ -27,10 +27,12 @@ MIB=1048576
 
 phase=main
 rebinds=10
+persistence=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	kflush.phase=*) phase=${arg#*=} ;;
 	kflush.rebinds=*) rebinds=${arg#*=} ;;
+	kflush.persistence=*) persistence=${arg#*=} ;;
 	esac
 done
 # Tests that honour these place their buffers on DAX and shrink their sweeps.
@@ -575,23 +577,80 @@ check_fio() {
 	rm -f /mnt/pmem/8-fio-*
 	timed 8-fio "$t"
 
+	pmem2_dropin 8-pmem2 cache_line
+}
+
+# pmem2_dropin NAME GRANULARITY: the libpmem2 client on the DAX ext4 under
+# libkflush-pmem2.so.1, where libpmem2 itself must have chosen GRANULARITY
+# (MAP_SYNC: cache_line on ADR, byte on eADR; nothing forced), every byte
+# right and all six functions the drop-in's, counted at that granularity.
+pmem2_dropin() {
 	t=$(now)
 	c=$K/pmem2_client
 	if [ ! -x $c ] || [ ! -f $D2 ]; then
-		fail 8-pmem2 "pmem2_client or $D2 missing from the initramfs"
+		fail "$1" "pmem2_client or $D2 missing from the initramfs"
 	elif ! run pmem2 env LD_PRELOAD=$D2 KFLUSH_PMEM_STATS=1 "$c" /mnt/pmem/pmem2; then
-		fail 8-pmem2 "the libpmem2 client failed under the drop-in on the DAX ext4"
-	elif ! grep -qx 'granularity: cache_line' /tmp/out.pmem2; then
-		fail 8-pmem2 "libpmem2 did not give the DAX file cache-line granularity: $(grep granularity /tmp/out.pmem2)"
+		fail "$1" "the libpmem2 client failed under the drop-in on the DAX ext4"
+	elif ! grep -qx "granularity: $2" /tmp/out.pmem2; then
+		fail "$1" "libpmem2 did not give the DAX file $2 granularity: $(grep granularity /tmp/out.pmem2)"
 	elif [ "$(grep -c "_fn: $D2\$" /tmp/out.pmem2)" -ne 6 ] ||
-	     ! grep -q '^libkflush-pmem2: memcpy_fn/cache_line [1-9]' /tmp/out.pmem2; then
-		fail 8-pmem2 "the client's functions are not the drop-in's, or it counted none"
+	     ! grep -q "^libkflush-pmem2: memcpy_fn/$2 [1-9]" /tmp/out.pmem2; then
+		fail "$1" "the client's functions are not the drop-in's, or it counted none at $2"
 	else
-		say RESULT 8-pmem2 "cache_line (MAP_SYNC): $(grep -c _fn/cache_line /tmp/out.pmem2) functions counted, bytes right"
-		pass 8-pmem2
+		say RESULT "$1" "$2 (MAP_SYNC): $(grep -c "_fn/$2 " /tmp/out.pmem2) functions counted, bytes right"
+		pass "$1"
 	fi
 	rm -f /mnt/pmem/pmem2
-	timed 8-pmem2 "$t"
+	timed "$1" "$t"
+}
+
+# --- check 9: the platform's persistence domain, as the drop-ins read it ---------
+# The host told QEMU (nvdimm-persistence, echoed as kflush.persistence)
+# whether the CPU caches are inside the persistence domain: mem-ctrl (ADR)
+# for the main boot, cpu (eADR) for the old-CPU one. The kernel reads that
+# from the NFIT into every region's persistence_domain; PMDK's libpmem then
+# flushes or not (pmem_has_auto_flush(), PMEM_NO_FLUSH) and libpmem2 gives
+# MAP_SYNC mappings cache-line or byte granularity, and the drop-ins must
+# follow. tests/test_pmem_eadr.sh checks the same rule over fake sysfs
+# layouts on the host; here the kernel writes sysfs. The expectations come
+# from the host's QEMU option, never from the libraries.
+check_persistence() {
+	name=9-persistence-$phase
+	t=$(now)
+	case "$persistence" in
+	cpu) want=cpu_cache auto=1 gran=byte ;;
+	mem-ctrl) want=memory_controller auto=0 gran=cache_line ;;
+	*) fail "$name" "kflush.persistence='$persistence' is neither cpu nor mem-ctrl"; return ;;
+	esac
+	why= seen=
+	for r in /sys/bus/nd/devices/region*; do
+		[ -f "$r/persistence_domain" ] || continue
+		d=$(cat "$r/persistence_domain")
+		seen="$seen $(basename "$r")=${d:-(empty)}"
+		[ "$d" = "$want" ] || why="$why${why:+; }$(basename "$r") reads '$d', want $want"
+	done
+	[ -n "$seen" ] || why="no region has a persistence_domain"
+	say RESULT "$name" "qemu nvdimm-persistence=$persistence:$seen"
+	# tests/test_pmem_noflush: the real libpmem traced against PMDK's rule
+	# (KFLUSH_TEST_PMEM_FLUSH, KFLUSH_TEST_AUTO_FLUSH), then the drop-in
+	# against both; unset and "yes" leave the choice to the platform.
+	for v in unset yes 0 1; do
+		case $v in
+		unset) flush=$((1 - auto)) filter='!(pmem2_byte)/*' ;;
+		yes) flush=$((1 - auto)) filter='mode/*' ;;
+		*) flush=$((1 - v)) filter='mode/*' ;;
+		esac
+		set -- env KFLUSH_TEST_AUTO_FLUSH=$auto KFLUSH_TEST_PMEM_FLUSH=$flush
+		[ $v = unset ] || set -- "$@" PMEM_NO_FLUSH=$v
+		if ! run "noflush-$v" "$@" $T/test_pmem_noflush --jobs=2 --filter "$filter"; then
+			why="$why${why:+; }test_pmem_noflush with PMEM_NO_FLUSH=$v (flush=$flush):"
+			why="$why $(grep -m 1 -E 'Synthesis|FAIL|rror' "/tmp/out.noflush-$v")"
+		fi
+	done
+	if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why"; fi
+	timed "$name" "$t"
+	# The main boot's check 8 ran the libpmem2 client at cache_line.
+	[ "$gran" = byte ] && pmem2_dropin 9-pmem2-eadr byte
 }
 
 # --- check 7: a last bind of both namespaces, for the host's byte comparison ---
@@ -617,12 +676,14 @@ main)
 	check_dev_memmap
 	check_fsdax_file
 	check_fio
+	check_persistence
 	check_suite 4
 	check_kernel_vs_replay
 	check_final_bind
 	;;
 oldcpu)
 	check_oldcpu
+	check_persistence
 	check_suite 5
 	;;
 *)
