@@ -28,9 +28,10 @@ static enum how choose(size_t n, unsigned int flags)
 	return n < MOVNT_THRESHOLD ? TEMPORAL : NONTEMPORAL;
 }
 
+/* NOFLUSH never comes here: its calls return before anything is owed. */
 static void drain_unless(unsigned int flags)
 {
-	if (!(flags & (KFLUSH_F_MEM_NODRAIN | KFLUSH_F_MEM_NOFLUSH)))
+	if (!(flags & KFLUSH_F_MEM_NODRAIN))
 		sfence();
 }
 
