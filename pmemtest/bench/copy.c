@@ -403,6 +403,9 @@ int cmd_copy_bench(const struct pmemtest_global *g, int argc, char **argv)
 		       "(roof:fill(...)); set roof: those fills of the byte over the whole lines "
 		       "of each memset; memcpy, copy-safe and copy-page copy through the cache, "
 		       "and a move that does not overlap is a copy: they have no roof");
+	bench_res_note(x.res, "checked: after each size's rounds, untimed, the first and last "
+		       "call of every contender stored exactly the bytes it means and none "
+		       "around them (a run that finds one wrong stops with exit status 1)");
 	progress_begin(&x.prog, "copy-bench", x.planned, g->quiet);
 	for (size_t i = 0; i < NR_MODES && !progress_interrupted(); i++)
 		if (((x.o.modes >> i) & 1) && modes[i]->run(&x) < 0) {
