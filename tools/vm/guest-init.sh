@@ -650,7 +650,9 @@ check_persistence() {
 	if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why"; fi
 	timed "$name" "$t"
 	# The main boot's check 8 ran the libpmem2 client at cache_line.
-	[ "$gran" = byte ] && pmem2_dropin 9-pmem2-eadr byte
+	if [ "$gran" = byte ]; then
+		pmem2_dropin 9-pmem2-eadr byte
+	fi
 }
 
 # --- check 7: a last bind of both namespaces, for the host's byte comparison ---
