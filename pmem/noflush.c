@@ -10,23 +10,17 @@
 #include "stores.h"
 #include "pmem.h"
 
-static void drain_unless(unsigned flags)
-{
-	if (!(flags & (KFLUSH_F_MEM_NODRAIN | KFLUSH_F_MEM_NOFLUSH)))
-		kflush_drain();
-}
-
 static void *move(void *d, const void *s, size_t n, unsigned flags)
 {
 	kflush_pmem_eadr_move(d, s, n, flags);
-	drain_unless(flags);
+	kflush_pmem_drain_unless(flags);
 	return d;
 }
 
 static void *set(void *d, int c, size_t n, unsigned flags)
 {
 	kflush_pmem_eadr_set(d, c, n, flags);
-	drain_unless(flags);
+	kflush_pmem_drain_unless(flags);
 	return d;
 }
 

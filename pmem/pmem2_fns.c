@@ -70,12 +70,6 @@ __attribute__((destructor)) static void stats_report(void)
 		}
 }
 
-static void unless_drain(unsigned flags)
-{
-	if (!(flags & (KFLUSH_F_MEM_NODRAIN | KFLUSH_F_MEM_NOFLUSH)))
-		kflush_drain();
-}
-
 /*
  * The page-granularity flush: msync(MS_SYNC) from the page the range
  * starts in. A persist function has no way to report failure, so, as in
@@ -198,7 +192,7 @@ static void drain_line(void)
 static void *move_byte(void *d, const void *s, size_t n, unsigned flags)
 {
 	kflush_pmem_eadr_move(d, s, n, flags);
-	unless_drain(flags);
+	kflush_pmem_drain_unless(flags);
 	return d;
 }
 
@@ -218,7 +212,7 @@ static void *memset_byte(void *d, int c, size_t n, unsigned flags)
 {
 	COUNT(FN_MEMSET, GRAN_BYTE, n);
 	kflush_pmem_eadr_set(d, c, n, flags);
-	unless_drain(flags);
+	kflush_pmem_drain_unless(flags);
 	return d;
 }
 

@@ -56,6 +56,13 @@ static inline void kflush_pmem_eadr_move(void *d, const void *s, size_t n, unsig
 		kflush_memcpy_flags(d, s, n, how);
 }
 
+/* The caller's drain after those stores: one sfence unless NODRAIN or NOFLUSH. */
+static inline void kflush_pmem_drain_unless(unsigned int flags)
+{
+	if (!(flags & (KFLUSH_F_MEM_NODRAIN | KFLUSH_F_MEM_NOFLUSH)))
+		kflush_drain();
+}
+
 /* PMDK's "eadr" memset: nothing stored, and no barrier, for no bytes. */
 static inline void kflush_pmem_eadr_set(void *d, int c, size_t n, unsigned int flags)
 {
