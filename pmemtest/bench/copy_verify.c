@@ -19,7 +19,6 @@
 
 #include "kflush.h"
 #include "copy.h"
-#include "../common/rng.h"
 
 /* Bytes checked on either side of what a call may store. */
 #define GUARD 64
@@ -128,16 +127,6 @@ static bool holds(const struct check *c)
 	return true;
 }
 
-/* @n random bytes at @p. */
-static void random_bytes(unsigned char *p, size_t n, uint64_t *st)
-{
-	for (size_t j = 0; j < n; j += 8) {
-		uint64_t r = rng_next(st);
-
-		memcpy(p + j, &r, min_sz(8, n - j));
-	}
-}
-
 /*
  * @n bytes at @d unlike what the call must store: the complement of
  * @src's, or of COPY_SET_BYTE when @src is NULL. A word at a time, and
@@ -176,7 +165,7 @@ int copy_verify_call(const struct copy_run *x, const struct copy_contender *k,
 		.n = 1, .len = t->len + i, .doff = t->doff + i, .soff = t->soff + i,
 		.bytes = t->len[i], .span = t->span, .lines = t->lines,
 	};
-	uint64_t st = rng_start(x->o.seed ^ (doff * 31 + n));
+	uint64_t seed = x->o.seed ^ (doff * 31 + n);
 	bool fill = m == FILLS || m == FILLS_LINES;
 	unsigned char *before = NULL;
 	size_t lo = doff, hi = doff + n;
@@ -210,13 +199,13 @@ int copy_verify_call(const struct copy_run *x, const struct copy_contender *k,
 			fprintf(stderr, "pmemtest: copy-bench: out of memory checking %s\n", k->name);
 			return -1;
 		}
-		random_bytes(d + c.lo, c.hi - c.lo, &st);
+		bench_fill(d + c.lo, c.hi - c.lo, seed);
 		memcpy(before, d + c.lo, c.hi - c.lo);
 		c.before = before;
 		c.want = before + (soff - c.lo);
 	} else {
-		random_bytes(c.guard_lo, doff - c.lo, &st);
-		random_bytes(c.guard_hi, c.hi - doff - n, &st);
+		bench_fill(c.guard_lo, doff - c.lo, seed);
+		bench_fill(c.guard_hi, c.hi - doff - n, seed + 1);
 		memcpy(d + c.lo, c.guard_lo, doff - c.lo);
 		memcpy(d + doff + n, c.guard_hi, c.hi - doff - n);
 		c.want = fill ? NULL : s + soff;
