@@ -39,11 +39,13 @@ static void dev_text(const struct devices_info *d, void *arg)
 
 	(void)arg;
 	/* A devdax device is a character device, the others are disks. */
-	printf("  %-10s %-8s %-6s size %-10s align %-8s map=%-3s numa %d %s\n",
+	printf("  %-10s %-8s %-6s size %-10s align %-8s map=%-3s numa %d",
 	       d->chardev[0] ? d->chardev : d->blockdev[0] ? d->blockdev : d->ns,
 	       d->region, d->mode, cli_fmt_bytes(d->size, b1, sizeof(b1)),
-	       d->align ? cli_fmt_bytes(d->align, b2, sizeof(b2)) : "-", d->map, d->numa_node,
-	       d->ndctl ? d->ns : "(no ndctl namespace)");
+	       d->align ? cli_fmt_bytes(d->align, b2, sizeof(b2)) : "-", d->map, d->numa_node);
+	if (d->chardev[0])
+		printf(" target %d", d->target_node);
+	printf(" %s\n", d->ndctl ? d->ns : "(no ndctl namespace)");
 }
 
 static void dev_json(const struct devices_info *d, void *arg)
@@ -63,6 +65,9 @@ static void dev_json(const struct devices_info *d, void *arg)
 	json_object_object_add(o, "align", json_object_new_int64((int64_t)d->align));
 	json_object_object_add(o, "map", json_object_new_string(d->map));
 	json_object_object_add(o, "numa_node", json_object_new_int(d->numa_node));
+	/* As "daxctl list" has it: a dax device's memory may sit on a node of its own. */
+	if (d->chardev[0])
+		json_object_object_add(o, "target_node", json_object_new_int(d->target_node));
 	json_object_object_add(o, "ndctl_namespace", json_object_new_boolean(d->ndctl));
 	json_object_array_add(arg, o);
 }

@@ -260,6 +260,8 @@ if run "$T/info.json" --json info; then
 			(.region | type == \"string\") and (.mode | type == \"string\") and
 			(.size | type == \"number\") and (.align | type == \"number\") and
 			(.map | IN(\"mem\", \"dev\", \"?\")) and (.numa_node | type == \"number\") and
+			(has(\"target_node\") == has(\"chardev\")) and
+			(.target_node | . == null or type == \"number\") and
 			(.ndctl_namespace | type == \"boolean\")))" \
 		"$T/info.json" > /dev/null; then
 		echo "ok $n - info --json: the envelope and info's keys"

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include <daxctl/libdaxctl.h>
 #include <ndctl/libndctl.h>
@@ -77,11 +78,12 @@ static void dax_fill(struct daxctl_region *region, struct daxctl_dev *dev, struc
 	d->align = daxctl_dev_get_align(dev);
 	if (!d->align)
 		d->align = daxctl_region_get_align(region);
-	d->numa_node = daxctl_dev_get_target_node(dev);
+	d->numa_node = -1;
+	d->target_node = daxctl_dev_get_target_node(dev);
 	ndctl_describe(daxctl_region_get_id(region), d);
 }
 
-int devices_dax_lookup(const char *devname, struct devices_info *out)
+int devices_dax_lookup(dev_t rdev, struct devices_info *out)
 {
 	struct daxctl_region *region;
 	struct daxctl_ctx *ctx;
@@ -93,9 +95,8 @@ int devices_dax_lookup(const char *devname, struct devices_info *out)
 		struct daxctl_dev *dev;
 
 		daxctl_dev_foreach(region, dev) {
-			const char *name = daxctl_dev_get_devname(dev);
-
-			if (name && strcmp(name, devname) == 0) {
+			if ((unsigned int)daxctl_dev_get_major(dev) == major(rdev) &&
+			    (unsigned int)daxctl_dev_get_minor(dev) == minor(rdev)) {
 				dax_fill(region, dev, out);
 				rc = 0;
 				goto out;
@@ -182,6 +183,7 @@ static int ndctl_block_namespaces(void (*fn)(const struct devices_info *d, void 
 				copy_str(d.map, sizeof(d.map), pfn ? loc_name(ndctl_pfn_get_location(pfn)) : "?");
 				d.align = pfn ? ndctl_pfn_get_align(pfn) : 0;
 				d.numa_node = ndctl_namespace_get_numa_node(ndns);
+				d.target_node = -1;
 				fn(&d, arg);
 				n++;
 			}

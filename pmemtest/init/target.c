@@ -48,7 +48,7 @@ static bool is_devdax_chardev(dev_t rdev)
  * its size is a placeholder (0 in /proc, 4096 in /sys) or a device's
  * registers (a PCI resource file), never room for a memmap to go.
  */
-static const char *kernel_fs_name(const char *path)
+static const char *kernel_fs_name(unsigned long f_type)
 {
 	static const struct {
 		unsigned long magic;
@@ -61,20 +61,64 @@ static const char *kernel_fs_name(const char *path)
 		{ EFIVARFS_MAGIC, "efivarfs" }, { PSTOREFS_MAGIC, "pstore" },
 		{ BINFMTFS_MAGIC, "binfmt_misc" },
 	};
-	struct statfs sfs;
 
-	if (statfs(path, &sfs) < 0)
-		return NULL;
 	for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
-		if ((unsigned long)sfs.f_type == fs[i].magic)
+		if (f_type == fs[i].magic)
 			return fs[i].name;
 	return NULL;
 }
 
-/* --dev: the namespace a device or file describes. Errors exit 1. */
+/*
+ * Whether what path names (st, and the file system it is on) can hold a
+ * namespace: a devdax device or a regular file. @fd is -1 before the
+ * path is opened, where the type decides whether opening it is safe (a
+ * fifo's open() waits for a writer); afterwards the same rules run again
+ * on the open file, which is what gets mapped, since the path may have
+ * been swapped in between. Prints the error and returns false.
+ */
+static bool target_kind_ok(const char *path, int fd, const struct stat *st)
+{
+	const char *was = fd < 0 ? "" : "changed while it was opened: ";
+	const char *kfs;
+	struct statfs sfs;
+
+	if (S_ISDIR(st->st_mode) || S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode)) {
+		cli_err("%s: %sis a %s, not a devdax device or a file", path, was,
+			cli_file_kind(st->st_mode));
+		return false;
+	}
+	if (S_ISBLK(st->st_mode)) {
+		cli_err("%s: %sis a block device; give its devdax device or a file on its fsdax filesystem",
+			path, was);
+		return false;
+	}
+	if (S_ISCHR(st->st_mode) && !is_devdax_chardev(st->st_rdev)) {
+		cli_err("%s: %scharacter device %u:%u is not a devdax device", path, was,
+			major(st->st_rdev), minor(st->st_rdev));
+		return false;
+	}
+	if (!S_ISCHR(st->st_mode) && !S_ISREG(st->st_mode)) {
+		cli_err("%s: %snot a devdax device or a regular file", path, was);
+		return false;
+	}
+	if (S_ISREG(st->st_mode) &&
+	    (fd < 0 ? statfs(path, &sfs) : fstatfs(fd, &sfs)) == 0 &&
+	    (kfs = kernel_fs_name((unsigned long)sfs.f_type))) {
+		cli_err("%s: %sis a file of the kernel's %s, not a devdax device or a file to hold a namespace",
+			path, was, kfs);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * --dev: the namespace a device or file describes. Errors exit 1. Every
+ * decision is made on the open file: a devdax device is found by its
+ * number, not by the name of the node it was opened through.
+ */
 int init_describe_target(const struct pmemtest_global *g, const struct init_opts *o, struct init_ns *ns)
 {
-	const char *path = g->dev, *kfs;
+	const char *path = g->dev;
 	struct stat st;
 	int fd;
 
@@ -84,64 +128,33 @@ int init_describe_target(const struct pmemtest_global *g, const struct init_opts
 	ns->map_fd = -1;
 	ns->path = path;
 	snprintf(ns->dev_map, sizeof(ns->dev_map), "?");
-	/*
-	 * The type first: open() of a fifo blocks until a writer comes, and a
-	 * socket or another kind of device is no namespace either way.
-	 */
 	if (stat(path, &st) < 0) {
 		cli_err_errno("%s", path);
 		return PMEMTEST_EXIT_FAIL;
 	}
-	if (S_ISDIR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
-		cli_err("%s: is a %s, not a devdax device or a file", path,
-			cli_file_kind(st.st_mode));
+	if (!target_kind_ok(path, -1, &st))
 		return PMEMTEST_EXIT_FAIL;
-	}
-	if (S_ISBLK(st.st_mode)) {
-		cli_err("%s: is a block device; give its devdax device or a file on its fsdax filesystem",
-		       path);
-		return PMEMTEST_EXIT_FAIL;
-	}
-	if (S_ISCHR(st.st_mode) && !is_devdax_chardev(st.st_rdev)) {
-		cli_err("%s: character device %u:%u is not a devdax device", path,
-		       major(st.st_rdev), minor(st.st_rdev));
-		return PMEMTEST_EXIT_FAIL;
-	}
-	if (!S_ISCHR(st.st_mode) && !S_ISREG(st.st_mode)) {
-		cli_err("%s: not a devdax device or a regular file", path);
-		return PMEMTEST_EXIT_FAIL;
-	}
-	if (S_ISREG(st.st_mode) && (kfs = kernel_fs_name(path))) {
-		cli_err("%s: is a file of the kernel's %s, not a devdax device or a file to hold a namespace",
-			path, kfs);
-		return PMEMTEST_EXIT_FAIL;
-	}
 	/* O_NONBLOCK: should the path have been swapped for a fifo meanwhile. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		cli_err_errno("%s", path);
 		return PMEMTEST_EXIT_FAIL;
 	}
-	if (fstat(fd, &st) < 0) {
-		cli_err_errno("%s", path);
-		close(fd);
-		return PMEMTEST_EXIT_FAIL;
-	}
 	ns->fd = fd;
 	snprintf(ns->name, sizeof(ns->name), "%s", path);
-	if (!S_ISCHR(st.st_mode) && !S_ISREG(st.st_mode)) {
-		cli_err("%s: changed while it was opened: not a devdax device or a regular file",
-			path);
+	if (fstat(fd, &st) < 0) {
+		cli_err_errno("%s", path);
 		return PMEMTEST_EXIT_FAIL;
 	}
+	if (!target_kind_ok(path, fd, &st))
+		return PMEMTEST_EXIT_FAIL;
 	if (S_ISCHR(st.st_mode)) {
 		struct devices_info d;
-		char real[PATH_MAX];
+		const char *base;
 
-		if (!is_devdax_chardev(st.st_rdev) || !realpath(path, real) ||
-		    devices_dax_lookup(basename(real), &d) < 0) {
-			cli_err("%s: character device %u:%u is not a devdax device", path,
-			       major(st.st_rdev), minor(st.st_rdev));
+		if (devices_dax_lookup(st.st_rdev, &d) < 0) {
+			cli_err("%s: character device %u:%u: no dax device with that number in libdaxctl's list",
+				path, major(st.st_rdev), minor(st.st_rdev));
 			return PMEMTEST_EXIT_FAIL;
 		}
 		ns->devdax = true;
@@ -149,14 +162,14 @@ int init_describe_target(const struct pmemtest_global *g, const struct init_opts
 		ns->size = ns->target_size = d.size;
 		ns->align = d.align ? d.align : INIT_DEFAULT_ALIGN;
 		snprintf(ns->dev_map, sizeof(ns->dev_map), "%s", d.map);
+		base = strrchr(path, '/');
+		if (!g->quiet && strcmp(base ? base + 1 : path, d.chardev) != 0)
+			fprintf(stderr, "note: %s is %s (character device %u:%u)\n", path, d.chardev,
+				major(st.st_rdev), minor(st.st_rdev));
 		if (!d.ndctl && !g->quiet)
 			fprintf(stderr, "note: %s has no ndctl namespace; geometry from daxctl %s\n",
 				path, d.region);
 		return PMEMTEST_EXIT_OK;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		cli_err("%s: not a devdax device or a regular file", path);
-		return PMEMTEST_EXIT_FAIL;
 	}
 	if (st.st_size == 0) {
 		cli_err("%s: empty file: too small for a namespace", path);
