@@ -151,6 +151,15 @@ tests_libbadcopy_la_SOURCES = tests/badcopy_shim.c
 tests_libbadcopy_la_LDFLAGS = $(AM_LDFLAGS) -module -shared -avoid-version -rpath /nowhere
 tests_libbadcopy_la_LIBADD = -ldl
 
+# --dev's path swapped for something else just before it is opened (a
+# preloaded library makes the race certain): the open file meets the rules.
+TESTS += tests/test_pmemtest_dev_swap.sh
+EXTRA_DIST += tests/test_pmemtest_dev_swap.sh
+check_LTLIBRARIES += tests/libswappath.la
+tests_libswappath_la_SOURCES = tests/swappath_shim.c
+tests_libswappath_la_LDFLAGS = $(AM_LDFLAGS) -module -shared -avoid-version -rpath /nowhere
+tests_libswappath_la_LIBADD = -ldl
+
 # pmemtest --force: the bytes that change are exactly the announced range.
 TESTS += tests/test_pmemtest_force.sh
 endif

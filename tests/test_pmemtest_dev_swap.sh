@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# --dev's path swapped between pmemtest's look at it and its open(): the
+# open file is what gets mapped, so it must meet the same rules as the
+# path did (test_pmemtest_badinput.sh holds the path to them). The race is
+# made certain by tests/libswappath.so, preloaded, which renames another
+# file over the path just before pmemtest opens it. Each swap to a
+# non-namespace must be exit 1 with one line that says the path changed,
+# within two minutes (a fifo must not make it wait), and the swapped-in
+# file untouched; a swap to another regular file must be replayed.
+set -u
+
+PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
+shim=./tests/.libs/libswappath.so
+[ -f "$shim" ] || { echo "FAIL: $shim not built"; exit 99; }
+# ASan's runtime must be the first library loaded, before any preload.
+for b in "$PMEMTEST" "$(dirname "$PMEMTEST")/.libs/$(basename "$PMEMTEST")"; do
+	if [ -f "$b" ] && ldd "$b" 2>/dev/null | grep -q libasan; then
+		echo "SKIP: pmemtest is built with AddressSanitizer, which must be loaded before a preload"
+		exit 77
+	fi
+done
+. "$(dirname "$0")/lib.sh"
+tl_scratch pmemtest-dev-swap
+
+# swap NAME CODE PATTERN -- ARGS: the --dev path $T/ns is a 16 MiB regular
+# file until pmemtest opens it; then it is $T/NAME.
+swap() {
+	name=$1 code=$2 pat=$3
+	shift 4
+	n=$((n + 1))
+	rm -rf "$T/ns"
+	head -c 16777216 /dev/zero > "$T/ns"
+	KFLUSH_TEST_SWAP="$T/ns $T/$name" LD_PRELOAD=$shim timeout 120 "$PMEMTEST" --dev "$T/ns" \
+		"$@" > "$T/out" 2> "$T/err"
+	rc=$?
+	if [ -e "$T/$name" ] || [ -L "$T/$name" ]; then
+		fail "$name: not swapped in (the shim saw no open of $T/ns)"
+	elif [ "$rc" -ne "$code" ]; then
+		fail "$name: exit $rc, expected $code: $(head -c 300 "$T/err")"
+	elif [ "$code" -ne 0 ] && [ "$(wc -l < "$T/err")" -ne 1 ]; then
+		fail "$name: not one line on stderr: $(head -c 300 "$T/err")"
+	elif ! grep -q -- "$pat" "$T/err" "$T/out"; then
+		fail "$name: the output does not say '$pat': $(head -c 300 "$T/err")"
+	else
+		echo "ok $n - swapped to $name: exit $rc: $(grep -m 1 -h -- "$pat" "$T/err" "$T/out")"
+	fi
+}
+
+changed="^pmemtest: $T/ns: changed while it was opened: "
+mkfifo "$T/fifo" || exit 99
+swap fifo 1 "${changed}is a fifo" -- init-bench --repeat 1 --methods slow
+mkdir "$T/dir"
+swap dir 1 "${changed}is a directory" -- init-bench --repeat 1 --methods slow
+ln -s /dev/null "$T/null"
+swap null 1 "${changed}character device 1:3 is not a devdax device" -- \
+	init-bench --repeat 1 --methods slow
+# A regular file of procfs: its size is a placeholder, not room for a memmap.
+ln -s /proc/self/status "$T/proc"
+swap proc 1 "${changed}is a file of the kernel's /proc" -- init-bench --repeat 1 --methods slow
+
+# The control: another regular file, of its own size, which is what is described.
+head -c 33554432 /dev/urandom > "$T/other"
+sum=$(cksum < "$T/other")
+swap other 0 "32.0 MiB\|32 MiB\|33554432" -- --quiet init-bench --repeat 1 --methods slow
+[ "$(cksum < "$T/ns")" = "$sum" ] || fail "other: the swapped-in file changed without --force"
+
+[ "$fails" -eq 0 ] || exit 1
+echo "dev swap: $n cases passed"
