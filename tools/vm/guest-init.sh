@@ -137,6 +137,15 @@ check_info() {
 		a=$(field /tmp/info.flat "$dax" align)
 		[ "$s" = "$dax_size" ] || why="dax0.0 size '$s', want $dax_size"
 		[ "$a" = 2097152 ] || why="$why${why:+; }dax0.0 align '$a', want 2097152"
+		# The nodes as the kernel gives them: the namespace's, the memory's.
+		for k in numa_node target_node; do
+			v=$(field /tmp/info.flat "$dax" $k)
+			want=$(cat /sys/bus/dax/devices/dax0.0/$k 2>/dev/null)
+			[ "$k" = numa_node ] &&
+				want=$(cat /sys/bus/nd/devices/namespace0.0/numa_node 2>/dev/null)
+			[ -n "$want" ] && [ "$v" = "$want" ] ||
+				why="$why${why:+; }dax0.0 $k '$v', want '$want' (sysfs)"
+		done
 	fi
 	pm=$(objects_with /tmp/info.flat '^(/dev/)?pmem1$' | head -n 1)
 	if [ -z "$pm" ]; then
@@ -173,6 +182,27 @@ check_dev_default() {
 		pass 2a-dev-default
 	fi
 	timed 2a-dev-default "$t"
+}
+
+# The same device through a node of another name (a udev rule's, a
+# container's): found by its number, the device only read.
+check_dev_renamed() {
+	t=$(now)
+	node=/tmp/pmem-scratch
+	rm -f $node
+	if ! mknod $node c $(tr ':' ' ' </sys/bus/dax/devices/dax0.0/dev); then
+		fail 2c-dev-renamed "mknod $node failed"
+	elif ! run ib-renamed $K/pmemtest --dev $node init-bench --methods slow --repeat 1; then
+		fail 2c-dev-renamed "pmemtest --dev $node (dax0.0's number) init-bench failed"
+	elif ! grep -Eq "$(size_patterns "$dax_size")" /tmp/out.ib-renamed; then
+		fail 2c-dev-renamed "output does not show dax0.0's size ($dax_size bytes)"
+	elif ! grep -q "$node is dax0\.0" /tmp/out.ib-renamed; then
+		fail 2c-dev-renamed "no note naming dax0.0 for $node"
+	else
+		pass 2c-dev-renamed
+	fi
+	rm -f $node
+	timed 2c-dev-renamed "$t"
 }
 
 # Which byte range pmemtest says it overwrites: the first two numbers on
@@ -675,6 +705,7 @@ case "$phase" in
 main)
 	check_info
 	check_dev_default
+	check_dev_renamed
 	check_dev_memmap
 	check_fsdax_file
 	check_fio
