@@ -31,37 +31,23 @@ static void swap_once(const char *path)
 		perror("swappath_shim: rename");
 }
 
-static int real_open(const char *sym, const char *path, int flags, mode_t mode)
-{
-	int (*fn)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, sym);
-
-	swap_once(path);
-	return fn(path, flags, mode);
-}
-
 static mode_t mode_arg(int flags, va_list ap)
 {
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
 }
 
+/* open64 is the same function as open on x86-64: one wrapper, both names. */
 API int open(const char *path, int flags, ...)
 {
+	int (*fn)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
 	va_list ap;
 	mode_t m;
 
 	va_start(ap, flags);
 	m = mode_arg(flags, ap);
 	va_end(ap);
-	return real_open("open", path, flags, m);
+	swap_once(path);
+	return fn(path, flags, m);
 }
 
-API int open64(const char *path, int flags, ...)
-{
-	va_list ap;
-	mode_t m;
-
-	va_start(ap, flags);
-	m = mode_arg(flags, ap);
-	va_end(ap);
-	return real_open("open64", path, flags, m);
-}
+API int open64(const char *path, int flags, ...) __attribute__((alias("open")));

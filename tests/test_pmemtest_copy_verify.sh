@@ -14,16 +14,11 @@ set -u
 PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
 shim=./tests/.libs/libbadcopy.so
 [ -f "$shim" ] || { echo "FAIL: $shim not built"; exit 99; }
-# Under ASan the runtime's own memcpy must come first and an instrumented
-# pmemtest calls it directly: nothing preloaded can break its copies.
-# test_bench.sh still runs the check there, on every contender.
-for b in "$PMEMTEST" "$(dirname "$PMEMTEST")/.libs/$(basename "$PMEMTEST")"; do
-	if [ -f "$b" ] && ldd "$b" 2>/dev/null | grep -q libasan; then
-		echo "SKIP: pmemtest is built with AddressSanitizer, whose memcpy a preload cannot replace"
-		exit 77
-	fi
-done
 . "$(dirname "$0")/lib.sh"
+# Under ASan an instrumented pmemtest calls the runtime's own memcpy:
+# nothing preloaded can break its copies. test_bench.sh still runs the
+# check there, on every contender.
+tl_preload_or_skip "$PMEMTEST"
 tl_scratch pmemtest-copy-verify
 
 # bad "FUNCTION LENGTH HOW" WANT-RC WANT-MESSAGE-ERE ARGS...: one run of

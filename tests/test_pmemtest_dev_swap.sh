@@ -13,14 +13,8 @@ set -u
 PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
 shim=./tests/.libs/libswappath.so
 [ -f "$shim" ] || { echo "FAIL: $shim not built"; exit 99; }
-# ASan's runtime must be the first library loaded, before any preload.
-for b in "$PMEMTEST" "$(dirname "$PMEMTEST")/.libs/$(basename "$PMEMTEST")"; do
-	if [ -f "$b" ] && ldd "$b" 2>/dev/null | grep -q libasan; then
-		echo "SKIP: pmemtest is built with AddressSanitizer, which must be loaded before a preload"
-		exit 77
-	fi
-done
 . "$(dirname "$0")/lib.sh"
+tl_preload_or_skip "$PMEMTEST"
 tl_scratch pmemtest-dev-swap
 
 # swap NAME CODE PATTERN -- ARGS: the --dev path $T/ns is a 16 MiB regular
