@@ -167,42 +167,44 @@ size_patterns() {
 	}'
 }
 
-check_dev_default() {
+# dev_readonly NAME NODE: init-bench without --force through NODE, a node
+# of dax0.0, uses the device's geometry and writes nothing to it; through
+# a node of another name, a note says it is dax0.0.
+dev_readonly() {
+	name=$1 node=$2
 	t=$(now)
 	$K/kflush-vmpeek fill /dev/dax0.0 0 $((4 * MIB))
-	if ! run ib-default $K/pmemtest --dev /dev/dax0.0 init-bench --methods slow --repeat 1; then
-		fail 2a-dev-default "pmemtest --dev /dev/dax0.0 init-bench failed (needs issue 4's init-bench)"
+	if ! run "$name" $K/pmemtest --dev "$node" init-bench --methods slow --repeat 1; then
+		fail $name "pmemtest --dev $node init-bench failed (needs issue 4's init-bench)"
 	elif [ "$($K/kflush-vmpeek scan /dev/dax0.0 0 $((4 * MIB)))" != intact ]; then
-		fail 2a-dev-default "the default run wrote to the device"
-	elif ! grep -Eq "$(size_patterns "$dax_size")" /tmp/out.ib-default; then
-		fail 2a-dev-default "output does not show the device size ($dax_size bytes)"
-	elif ! grep -Eiq '(^|[^0-9.])2 ?M|2097152' /tmp/out.ib-default; then
-		fail 2a-dev-default "output does not show the 2 MiB alignment"
+		fail $name "the default run wrote to the device"
+	elif ! grep -Eq "$(size_patterns "$dax_size")" /tmp/out.$name; then
+		fail $name "output does not show the device size ($dax_size bytes)"
+	elif ! grep -Eiq '(^|[^0-9.])2 ?M|2097152' /tmp/out.$name; then
+		fail $name "output does not show the 2 MiB alignment"
+	elif [ "$node" != /dev/dax0.0 ] && ! grep -q "$node is dax0\.0" /tmp/out.$name; then
+		fail $name "no note naming dax0.0 for $node"
 	else
-		pass 2a-dev-default
+		pass $name
 	fi
-	timed 2a-dev-default "$t"
+	timed $name "$t"
+}
+
+check_dev_default() {
+	dev_readonly 2a-dev-default /dev/dax0.0
 }
 
 # The same device through a node of another name (a udev rule's, a
-# container's): found by its number, the device only read.
+# container's): found by its number.
 check_dev_renamed() {
-	t=$(now)
 	node=/tmp/pmem-scratch
 	rm -f $node
-	if ! mknod $node c $(tr ':' ' ' </sys/bus/dax/devices/dax0.0/dev); then
-		fail 2c-dev-renamed "mknod $node failed"
-	elif ! run ib-renamed $K/pmemtest --dev $node init-bench --methods slow --repeat 1; then
-		fail 2c-dev-renamed "pmemtest --dev $node (dax0.0's number) init-bench failed"
-	elif ! grep -Eq "$(size_patterns "$dax_size")" /tmp/out.ib-renamed; then
-		fail 2c-dev-renamed "output does not show dax0.0's size ($dax_size bytes)"
-	elif ! grep -q "$node is dax0\.0" /tmp/out.ib-renamed; then
-		fail 2c-dev-renamed "no note naming dax0.0 for $node"
+	if mknod $node c $(tr ':' ' ' </sys/bus/dax/devices/dax0.0/dev); then
+		dev_readonly 2c-dev-renamed $node
 	else
-		pass 2c-dev-renamed
+		fail 2c-dev-renamed "mknod $node failed"
 	fi
 	rm -f $node
-	timed 2c-dev-renamed "$t"
 }
 
 # Which byte range pmemtest says it overwrites: the first two numbers on
