@@ -175,7 +175,7 @@ dev_readonly() {
 	t=$(now)
 	$K/kflush-vmpeek fill /dev/dax0.0 0 $((4 * MIB))
 	if ! run "$name" $K/pmemtest --dev "$node" init-bench --methods slow --repeat 1; then
-		fail $name "pmemtest --dev $node init-bench failed (needs issue 4's init-bench)"
+		fail $name "pmemtest --dev $node init-bench failed"
 	elif [ "$($K/kflush-vmpeek scan /dev/dax0.0 0 $((4 * MIB)))" != intact ]; then
 		fail $name "the default run wrote to the device"
 	elif ! grep -Eq "$(size_patterns "$dax_size")" /tmp/out.$name; then
