@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Preloaded by tests/test_pmemtest_dev_swap.sh: the race between looking
- * at a path and opening it, made certain. KFLUSH_TEST_SWAP="PATH OTHER":
- * the first open() of exactly PATH renames OTHER over it first, so the
- * file pmemtest opens is not the one it looked at. Every other open is
- * the real one's.
+ * Preloaded by tests/test_pmemtest_dev_swap.sh: the races between looking
+ * at a path and using it, made certain. KFLUSH_TEST_SWAP="PATH OTHER": the
+ * first open() of exactly PATH renames OTHER over it first, so the file
+ * pmemtest opens is not the one it looked at. KFLUSH_TEST_SWAP_AFTER: the
+ * rename comes right after that open instead, so the file opened is the
+ * one looked at and the path names another from then on.
+ * KFLUSH_TEST_NO_PROC_FD=1: opening /proc/self/fd/N fails with ENOENT, as
+ * it does where /proc is not mounted. Every other open is the real one's.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,17 +20,22 @@
 
 #define API __attribute__((visibility("default")))
 
-static void swap_once(const char *path)
+/* Whether to rename now: the first open of the PATH that VAR names. */
+static const char *swap_other(const char *var, const char *path, int *done)
 {
-	static int done;
-	const char *e = getenv("KFLUSH_TEST_SWAP");
+	const char *e = getenv(var);
 	const char *sp = e ? strchr(e, ' ') : NULL;
 
-	if (done || !sp || strlen(path) != (size_t)(sp - e) || strncmp(path, e, (size_t)(sp - e)))
-		return;
-	done = 1;
+	if (*done || !sp || strlen(path) != (size_t)(sp - e) || strncmp(path, e, (size_t)(sp - e)))
+		return NULL;
+	*done = 1;
+	return sp + 1;
+}
+
+static void swap(const char *other, const char *path)
+{
 	/* A directory cannot be renamed over a file: remove the file first. */
-	if (rename(sp + 1, path) < 0 && (errno != ENOTDIR || unlink(path) < 0 || rename(sp + 1, path) < 0))
+	if (rename(other, path) < 0 && (errno != ENOTDIR || unlink(path) < 0 || rename(other, path) < 0))
 		perror("swappath_shim: rename");
 }
 
@@ -40,14 +48,25 @@ static mode_t mode_arg(int flags, va_list ap)
 API int open(const char *path, int flags, ...)
 {
 	int (*fn)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
+	static int before, after;
+	const char *other, *e = getenv("KFLUSH_TEST_NO_PROC_FD");
 	va_list ap;
 	mode_t m;
+	int fd;
 
 	va_start(ap, flags);
 	m = mode_arg(flags, ap);
 	va_end(ap);
-	swap_once(path);
-	return fn(path, flags, m);
+	if (e && *e == '1' && !strncmp(path, "/proc/self/fd/", 14)) {
+		errno = ENOENT;
+		return -1;
+	}
+	if ((other = swap_other("KFLUSH_TEST_SWAP", path, &before)))
+		swap(other, path);
+	fd = fn(path, flags, m);
+	if ((other = swap_other("KFLUSH_TEST_SWAP_AFTER", path, &after)))
+		swap(other, path);
+	return fd;
 }
 
 API int open64(const char *path, int flags, ...) __attribute__((alias("open")));

@@ -7,7 +7,9 @@
 # file over the path just before pmemtest opens it. Each swap to a
 # non-namespace must be exit 1 with one line that says the path changed,
 # within two minutes (a fifo must not make it wait), and the swapped-in
-# file untouched; a swap to another regular file must be replayed.
+# file untouched; a swap to another regular file must be replayed. With
+# --force, a path swapped after the open must not lead the writes to the
+# file swapped in.
 set -u
 
 PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
@@ -58,6 +60,38 @@ head -c 33554432 /dev/urandom > "$T/other"
 sum=$(cksum < "$T/other")
 swap other 0 "32.0 MiB\|32 MiB\|33554432" -- --quiet init-bench --repeat 1 --methods slow
 [ "$(cksum < "$T/ns")" = "$sum" ] || fail "other: the swapped-in file changed without --force"
+
+# --force, and the path swapped right after pmemtest opened it: what it
+# writes goes to the file it described, now unlinked, never into the one
+# the path names by then. Without /proc to reopen the described file
+# through, the path is opened again and the other file refused.
+# forced NAME CODE PATTERN [VAR=VALUE]
+forced() {
+	name=$1 code=$2 pat=$3
+	n=$((n + 1))
+	rm -rf "$T/ns"
+	head -c 16777216 /dev/zero > "$T/ns"
+	head -c 16777216 /dev/urandom > "$T/later"
+	sum=$(cksum < "$T/later")
+	env KFLUSH_TEST_SWAP_AFTER="$T/ns $T/later" LD_PRELOAD=$shim ${4:-} timeout 120 \
+		"$PMEMTEST" --quiet --force --dev "$T/ns" init-bench --memmap dev --methods slow \
+		--repeat 1 > "$T/out" 2> "$T/err"
+	rc=$?
+	if [ -e "$T/later" ]; then
+		fail "$name: not swapped (the shim saw no open of $T/ns)"
+	elif [ "$rc" -ne "$code" ]; then
+		fail "$name: exit $rc, expected $code: $(head -c 300 "$T/err")"
+	elif [ -n "$pat" ] && ! grep -q -- "$pat" "$T/err"; then
+		fail "$name: stderr does not say '$pat': $(head -c 300 "$T/err")"
+	elif [ "$(cksum < "$T/ns")" != "$sum" ]; then
+		fail "$name: --force wrote into the file swapped in after the look"
+	else
+		echo "ok $n - $name: exit $rc, the file swapped in untouched${pat:+: $(cat "$T/err")}"
+	fi
+}
+forced "--force, swapped after the open" 0 ""
+forced "--force, swapped after the open, no /proc" 1 \
+	"^pmemtest: $T/ns: changed since it was described; nothing written$" KFLUSH_TEST_NO_PROC_FD=1
 
 [ "$fails" -eq 0 ] || exit 1
 echo "dev swap: $n cases passed"

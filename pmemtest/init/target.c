@@ -280,18 +280,46 @@ int init_geometry(struct init_ns *ns)
 }
 
 /*
+ * The file init_describe_target() looked at, opened again for writing:
+ * through /proc/self/fd, so that nothing the path may name by now is
+ * opened, and held to the same device and inode as ns->fd all the same
+ * (without /proc, the path is opened, and a file swapped in meanwhile is
+ * refused there). Returns the descriptor, or -1 with the error printed.
+ */
+static int open_described_rw(const struct init_ns *ns)
+{
+	struct stat was, now;
+	char proc[64];
+	int fd;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", ns->fd);
+	fd = open(proc, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		fd = open(ns->path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		cli_err_errno("%s: cannot open for writing", ns->path);
+		return -1;
+	}
+	if (fstat(ns->fd, &was) < 0 || fstat(fd, &now) < 0 || was.st_dev != now.st_dev ||
+	    was.st_ino != now.st_ino) {
+		cli_err("%s: changed since it was described; nothing written", ns->path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
  * Before announcing what --force overwrites: can we write at all? Mode
  * bits are honoured even for root, who could otherwise open a 0444 file.
  */
 int init_check_writable(const struct init_ns *ns)
 {
 	struct stat st;
-	int fd = open(ns->path, O_RDWR | O_CLOEXEC);
+	int fd = open_described_rw(ns);
 
-	if (fd < 0) {
-		cli_err_errno("%s: cannot open for writing", ns->path);
+	if (fd < 0)
 		return PMEMTEST_EXIT_FAIL;
-	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !(st.st_mode & 0222)) {
 		cli_err("%s: read-only file (mode %04o); --memmap dev needs a writable target",
 		       ns->path, (unsigned int)(st.st_mode & 07777));
@@ -487,12 +515,10 @@ int init_storage_open(struct init_ns *ns, bool quiet)
 		return PMEMTEST_EXIT_FAIL;
 	}
 	if (ns->on_target) {
-		int fd = open(ns->path, O_RDWR | O_CLOEXEC);
+		int fd = open_described_rw(ns);
 
-		if (fd < 0) {
-			cli_err_errno("%s: cannot open for writing", ns->path);
+		if (fd < 0)
 			return PMEMTEST_EXIT_FAIL;
-		}
 		ns->map_fd = fd;
 		rc = map_target(ns);
 		if (rc)
