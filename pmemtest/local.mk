@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 # pmemtest: main.c and info.c on top (the command line), then one folder
-# per part: init/ (init-bench: options, target, run, verification, report),
-# replay/ (the kernel models and the replay methods), bench/ (copy-bench and
-# clear-bench: modes over a contender engine, results), common/ (errors and
-# parsing, where results go, device discovery, statistics, the machine's roofs).
+# per part: init/ (init-bench: options, target, storage, run, verification,
+# report), replay/ (the kernel models and the replay methods), bench/
+# (copy-bench and clear-bench: modes over a contender engine, results),
+# common/ (errors and parsing, where results go, device discovery,
+# statistics, the machine's roofs).
 bin_PROGRAMS += pmemtest/pmemtest
 pmemtest_common_sources = \
 	pmemtest/common/cli.c pmemtest/common/cli_output.c pmemtest/common/cli.h \
@@ -18,7 +19,8 @@ pmemtest_replay_sources = \
 	pmemtest/replay/kmodel.c pmemtest/replay/kmodel.h
 pmemtest_init_sources = pmemtest/init/init.h \
 	pmemtest/init/options.c pmemtest/init/command.c \
-	pmemtest/init/target.c pmemtest/init/report.c pmemtest/init/verify.c \
+	pmemtest/init/target.c pmemtest/init/storage.c pmemtest/init/report.c \
+	pmemtest/init/verify.c \
 	pmemtest/init/dump.c
 pmemtest_pmemtest_SOURCES = pmemtest/main.c pmemtest/pmemtest.h \
 	pmemtest/info.c pmemtest/plot.c \

@@ -112,6 +112,7 @@ check_PROGRAMS += tests/test_pmemtest_replay
 TESTS += tests/test_pmemtest_replay
 tests_test_pmemtest_replay_SOURCES = tests/test_pmemtest_replay.c \
 	pmemtest/replay/methods.c pmemtest/replay/kmodel.c pmemtest/init/target.c \
+	pmemtest/init/storage.c \
 	pmemtest/common/devices.c pmemtest/common/cli.c pmemtest/common/cli_output.c \
 	pmemtest/common/stats.c \
 	pmemtest/common/roof.c pmemtest/common/roof_avx2.c pmemtest/common/roof_avx512.c \
@@ -183,6 +184,7 @@ check_PROGRAMS += tests/test_pmemtest_oracle
 TESTS += tests/test_pmemtest_oracle
 tests_test_pmemtest_oracle_SOURCES = tests/test_pmemtest_oracle.c \
 	pmemtest/replay/methods.c pmemtest/replay/kmodel.c pmemtest/init/target.c \
+	pmemtest/init/storage.c \
 	pmemtest/common/devices.c pmemtest/common/cli.c pmemtest/common/cli_output.c \
 	pmemtest/common/stats.c \
 	pmemtest/common/roof.c pmemtest/common/roof_avx2.c pmemtest/common/roof_avx512.c \

@@ -83,18 +83,27 @@ struct init_ns {
 	struct replay_ns rp;
 };
 
-/* target.c: the namespace from --dev or the embedded default, its memory. */
 /*
- * Parse init-bench's options into @o: 0, or 1 after --help (exit 0); a bad
- * option exits 2 with one line.
+ * options.c: parse init-bench's options into @o: 0, or 1 after --help
+ * (exit 0); a bad option exits 2 with one line.
  */
 int init_parse_opts(int argc, char **argv, struct init_opts *o);
 #define INIT_MAX_THREADS 64
 
+/* @v rounded up to a multiple of @a: a memmap's length to whole units. */
+static inline uint64_t init_round_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/* target.c: the namespace from --dev or the embedded default, its geometry. */
 int init_describe_target(const struct pmemtest_global *g, const struct init_opts *o, struct init_ns *ns);
 int init_embedded(const struct init_opts *o, struct init_ns *ns, int nr);
 int init_geometry(struct init_ns *ns);
+int init_target_open_rw(const struct init_ns *ns);
 int init_check_writable(const struct init_ns *ns);
+
+/* storage.c: the memory the memmap is written to, mapped and faulted in. */
 int init_storage_open(struct init_ns *ns, bool quiet);
 void init_storage_close(struct init_ns *ns);
 

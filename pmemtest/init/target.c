@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * init-bench's namespaces: where their geometry comes from, how big the
- * memmap is, and the memory it is written to (the target itself through
- * libpmem2, or a memfd through libpmem2 when DRAM stands in for pmem).
+ * init-bench's namespaces: what --dev names (checked on the open file),
+ * or the embedded default; where their geometry comes from and how big
+ * their memmap is. storage.c maps the memory it is written to.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
@@ -20,15 +19,9 @@
 
 #include <linux/magic.h>
 
-#include <libpmem2.h>
-
 #include "../common/devices.h"
 #include "init.h"
 #include "../common/cli.h"
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 
 static bool is_devdax_chardev(dev_t rdev)
 {
@@ -204,11 +197,6 @@ int init_embedded(const struct init_opts *o, struct init_ns *ns, int nr)
 	return n;
 }
 
-static uint64_t round_up(uint64_t v, uint64_t a)
-{
-	return (v + a - 1) / a * a;
-}
-
 /*
  * memmap_init_zone_device()'s range. With an altmap the first pfns hold the
  * info block and the memmap itself and are skipped (vmem_altmap_offset()):
@@ -241,7 +229,7 @@ int init_geometry(struct init_ns *ns)
 		uint64_t a = ns->align > (2ULL << 20) ? ns->align : 2ULL << 20;
 
 		/* Within the info block (8 KiB or less) nothing is left: refused below. */
-		start = sb_npfns ? round_up(INIT_INFO_BYTES + (ns->sp > 64 ? ns->sp : 64) * sb_npfns,
+		start = sb_npfns ? init_round_up(INIT_INFO_BYTES + (ns->sp > 64 ? ns->sp : 64) * sb_npfns,
 					    a) >> REPLAY_PAGE_SHIFT : ns->npfns;
 	}
 	end = ns->npfns < start ? start : start + (ns->npfns - start) / ppc * ppc;
@@ -274,8 +262,8 @@ int init_geometry(struct init_ns *ns)
 	ns->write_hi = end * ns->sp;
 	ns->pfns_init = (end - start) / ppc * r->compound_nr;
 	ns->written = ns->pfns_init * ns->sp;
-	ns->backed = ns->vmemmap_opt ? (end - start) / ppc * round_up(r->compound_nr * ns->sp, 4096)
-				     : round_up(ns->write_hi - ns->write_lo, 4096);
+	ns->backed = ns->vmemmap_opt ? (end - start) / ppc * init_round_up(r->compound_nr * ns->sp, 4096)
+				     : init_round_up(ns->write_hi - ns->write_lo, 4096);
 	return PMEMTEST_EXIT_OK;
 }
 
@@ -286,7 +274,7 @@ int init_geometry(struct init_ns *ns)
  * (without /proc, the path is opened, and a file swapped in meanwhile is
  * refused there). Returns the descriptor, or -1 with the error printed.
  */
-static int open_described_rw(const struct init_ns *ns)
+int init_target_open_rw(const struct init_ns *ns)
 {
 	struct stat was, now;
 	char proc[64];
@@ -316,7 +304,7 @@ static int open_described_rw(const struct init_ns *ns)
 int init_check_writable(const struct init_ns *ns)
 {
 	struct stat st;
-	int fd = open_described_rw(ns);
+	int fd = init_target_open_rw(ns);
 
 	if (fd < 0)
 		return PMEMTEST_EXIT_FAIL;
@@ -328,251 +316,4 @@ int init_check_writable(const struct init_ns *ns)
 	}
 	close(fd);
 	return PMEMTEST_EXIT_OK;
-}
-
-/* Map [0, len) of ns->src; force_cl: PMEM2_FORCE_GRANULARITY=CACHE_LINE. */
-static int map_pmem2(struct init_ns *ns, uint64_t len, bool force_cl)
-{
-	struct pmem2_config *cfg = NULL;
-	int rc;
-
-	if (force_cl)
-		setenv("PMEM2_FORCE_GRANULARITY", "CACHE_LINE", 1);
-	else
-		unsetenv("PMEM2_FORCE_GRANULARITY");
-	rc = pmem2_config_new(&cfg);
-	if (!rc)
-		rc = pmem2_config_set_required_store_granularity(cfg, PMEM2_GRANULARITY_PAGE);
-	if (!rc)
-		rc = pmem2_config_set_length(cfg, len);
-	if (!rc)
-		rc = pmem2_map_new(&ns->map, cfg, ns->src);
-	if (cfg)
-		pmem2_config_delete(&cfg);
-	if (rc) {
-		cli_err("%s: libpmem2 cannot map it: %s", ns->name, pmem2_errormsg());
-		return PMEMTEST_EXIT_FAIL;
-	}
-	ns->gran_forced = force_cl;
-	return PMEMTEST_EXIT_OK;
-}
-
-static const char *gran_name(enum pmem2_granularity g)
-{
-	switch (g) {
-	case PMEM2_GRANULARITY_BYTE: return "byte";
-	case PMEM2_GRANULARITY_CACHE_LINE: return "cache line";
-	case PMEM2_GRANULARITY_PAGE: return "page";
-	}
-	return "?";
-}
-
-/*
- * Did the kernel set VM_SYNC ("sf" in smaps' VmFlags, i.e. MAP_SYNC) on the
- * mapping at addr? Read back rather than inferred, so "MAP_SYNC" in the
- * output is a fact.
- */
-static bool vma_map_sync(const void *addr)
-{
-	unsigned long a = (unsigned long)(uintptr_t)addr, lo, hi;
-	bool in = false, sync = false;
-	char line[512];
-	FILE *f = fopen("/proc/self/smaps", "re");
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		/* A mapping's first line is "lo-hi perms ..."; no field line parses so. */
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
-			in = a >= lo && a < hi;
-			continue;
-		}
-		if (in && strncmp(line, "VmFlags:", 8) == 0) {
-			sync = strstr(line, " sf") != NULL;
-			break;
-		}
-	}
-	fclose(f);
-	return sync;
-}
-
-/*
- * --memmap dev: map the target itself. First without forcing anything, so
- * libpmem2's own answer says whether this is real DAX (cache line or byte
- * granularity: a devdax device, or a DAX file it mapped with MAP_SYNC).
- * Page granularity means the page cache stands in for pmem: remap with
- * cache line granularity forced, or the durable methods would each
- * msync() and the replay would time that.
- *
- * libpmem2 maps whole units of the source's alignment (2 MiB or 1 GiB on
- * devdax): the length is the announced range rounded up to that, never past
- * the target's end. Only [write_lo, write_hi) is ever written.
- */
-static int map_target(struct init_ns *ns)
-{
-	size_t align = 0, size = 0;
-	enum pmem2_granularity gr;
-	char b1[32], b2[32];
-	int rc;
-
-	if (pmem2_source_from_fd(&ns->src, ns->map_fd) || pmem2_source_alignment(ns->src, &align) ||
-	    pmem2_source_size(ns->src, &size) || !align) {
-		cli_err("%s: libpmem2 cannot use it: %s", ns->name, pmem2_errormsg());
-		return PMEMTEST_EXIT_FAIL;
-	}
-	ns->map_len = round_up(ns->write_hi, align);
-	if (ns->map_len > size)
-		ns->map_len = size / align * align;
-	if (ns->map_len < ns->write_hi) {
-		cli_err("%s: the memmap ends at byte %" PRIu64 ", past the last whole %s unit libpmem2 can map (%s)",
-		       ns->name, ns->write_hi, cli_fmt_bytes(align, b1, sizeof(b1)),
-		       cli_fmt_bytes(size, b2, sizeof(b2)));
-		return PMEMTEST_EXIT_FAIL;
-	}
-	rc = map_pmem2(ns, ns->map_len, false);
-	if (rc)
-		return rc;
-	gr = pmem2_map_get_store_granularity(ns->map);
-	if (gr == PMEM2_GRANULARITY_PAGE) {
-		pmem2_map_delete(&ns->map);
-		rc = map_pmem2(ns, ns->map_len, true);
-		if (rc)
-			return rc;
-		ns->gran = gran_name(pmem2_map_get_store_granularity(ns->map));
-		snprintf(ns->storage, sizeof(ns->storage),
-			 "the page cache stands in for pmem (not DAX: libpmem2 gives page "
-			 "granularity; %s granularity forced): %s", ns->gran, ns->path);
-		return PMEMTEST_EXIT_OK;
-	}
-	ns->real_dax = true;
-	ns->gran = gran_name(gr);
-	ns->map_sync = vma_map_sync(pmem2_map_get_address(ns->map));
-	snprintf(ns->storage, sizeof(ns->storage), "real DAX (%s, %s granularity): %s mapped by libpmem2",
-		 ns->map_sync ? "MAP_SYNC" : ns->devdax ? "device DAX" : "DAX", ns->gran, ns->path);
-	return PMEMTEST_EXIT_OK;
-}
-
-/*
- * Fault in [lo, hi) for writing. A kernel without MADV_POPULATE_WRITE
- * (before 5.14) says EINVAL, and the pages are touched instead; any other
- * failure is a page that cannot be had (a sparse file on a full
- * filesystem, tmpfs over its size, no memory), where a store would die
- * of SIGBUS: reported instead.
- */
-static int populate(const struct init_ns *ns, uintptr_t lo, uintptr_t hi)
-{
-	char b1[32];
-
-	if (madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0)
-		return 0;
-	if (errno != EINVAL) {
-		cli_err("%s: cannot fault in %s of memmap%s%s: %s", ns->name,
-			cli_fmt_bytes(hi - lo, b1, sizeof(b1)), ns->on_target ? " in " : "",
-			ns->on_target ? ns->path : "",
-			errno == EFAULT ? "no room for its pages (a sparse file on a full filesystem?)"
-					: strerror(errno));
-		return -1;
-	}
-	for (volatile char *p = (volatile char *)lo; (uintptr_t)p < hi; p += 4096)
-		*p = *p;
-	return 0;
-}
-
-/* Fault the pages the replay writes in before timing anything. */
-static int prefault(struct init_ns *ns)
-{
-	struct replay_ns *r = &ns->rp;
-	uintptr_t lo, hi;
-
-	if (!ns->vmemmap_opt) {
-		lo = (uintptr_t)r->memmap + ns->write_lo;
-		hi = (uintptr_t)r->memmap + ns->write_hi;
-		return populate(ns, lo & ~(uintptr_t)4095, hi);
-	}
-	for (uint64_t h = r->start_pfn; h < r->end_pfn; h += r->ppc) {
-		lo = (uintptr_t)replay_page(r, h) & ~(uintptr_t)4095;
-		hi = (uintptr_t)replay_page(r, h + r->compound_nr);
-		if (populate(ns, lo, hi))
-			return -1;
-	}
-	return 0;
-}
-
-static uint64_t dev_pagemap_stand_in[16];
-
-int init_storage_open(struct init_ns *ns, bool quiet)
-{
-	struct replay_ns *r = &ns->rp;
-	uint64_t avail = cli_mem_available(), need;
-	size_t pb_bytes = (size_t)(ns->npfns / REPLAY_PAGEBLOCK_NR / 2 + 1);
-	char b1[32], b2[32];
-	int rc;
-
-	need = ns->backed + pb_bytes;
-	if (!ns->on_target && avail && need > avail / 10 * 8) {
-		cli_err("%s: the memmap needs %s but only %s of memory is available; refusing before allocating",
-		       ns->name, cli_fmt_bytes(need, b1, sizeof(b1)), cli_fmt_bytes(avail, b2, sizeof(b2)));
-		return PMEMTEST_EXIT_FAIL;
-	}
-	if (ns->on_target) {
-		int fd = open_described_rw(ns);
-
-		if (fd < 0)
-			return PMEMTEST_EXIT_FAIL;
-		ns->map_fd = fd;
-		rc = map_target(ns);
-		if (rc)
-			return rc;
-	} else {
-		ns->map_fd = memfd_create("pmemtest-memmap", MFD_CLOEXEC);
-		ns->map_len = round_up(ns->memmap_bytes, 2 << 20);
-		if (ns->map_fd < 0 || ftruncate(ns->map_fd, (off_t)ns->map_len) < 0) {
-			cli_err_errno("%s: memfd for the memmap", ns->name);
-			return PMEMTEST_EXIT_FAIL;
-		}
-		if (pmem2_source_from_fd(&ns->src, ns->map_fd)) {
-			cli_err("%s: libpmem2 cannot use the memfd: %s", ns->name, pmem2_errormsg());
-			return PMEMTEST_EXIT_FAIL;
-		}
-		rc = map_pmem2(ns, ns->map_len, true);
-		if (rc)
-			return rc;
-		ns->gran = gran_name(pmem2_map_get_store_granularity(ns->map));
-		snprintf(ns->storage, sizeof(ns->storage),
-			 "DRAM stands in for pmem: memfd mapped by libpmem2, %s granularity forced",
-			 ns->gran);
-	}
-	r->memmap = pmem2_map_get_address(ns->map);
-	r->pageblock = calloc(1, pb_bytes);
-	if (!r->pageblock) {
-		cli_err("%s: out of memory for the pageblock bitmap", ns->name);
-		return PMEMTEST_EXIT_FAIL;
-	}
-	r->pgmap = (uintptr_t)dev_pagemap_stand_in;
-	r->pmem2_memcpy = (replay_pmem2_memcpy_fn)pmem2_get_memcpy_fn(ns->map);
-	r->pmem2_drain = pmem2_get_drain_fn(ns->map);
-	r->pmem2_flags = PMEM2_F_MEM_NONTEMPORAL | PMEM2_F_MEM_NODRAIN;
-	if (!quiet)
-		fprintf(stderr, "%s: faulting in %s of memmap...\n", ns->name,
-			cli_fmt_bytes(ns->backed, b1, sizeof(b1)));
-	return prefault(ns) ? PMEMTEST_EXIT_FAIL : PMEMTEST_EXIT_OK;
-}
-
-void init_storage_close(struct init_ns *ns)
-{
-	if (ns->map) {
-		/* A real file keeps what was written; make it reach the file. */
-		if (ns->on_target)
-			msync(pmem2_map_get_address(ns->map), ns->map_len, MS_SYNC);
-		pmem2_map_delete(&ns->map);
-	}
-	if (ns->src)
-		pmem2_source_delete(&ns->src);
-	if (ns->map_fd >= 0)
-		close(ns->map_fd);
-	if (ns->fd >= 0)
-		close(ns->fd);
-	free(ns->rp.pageblock);
-	ns->map_fd = ns->fd = -1;
-	ns->rp.pageblock = NULL;
 }
