@@ -30,14 +30,16 @@ tl_masked() {
 	return "$tl_r"
 }
 
-# tl_preload_or_skip PROGRAM: exit 77 when PROGRAM (or libtool's real
-# binary behind its wrapper) is built with AddressSanitizer, whose runtime
-# must be loaded before any LD_PRELOAD library and whose own string
-# functions an instrumented program calls directly.
-tl_preload_or_skip() {
-	for tl_b in "$1" "$(dirname "$1")/.libs/$(basename "$1")"; do
+# tl_preload SHIM PROGRAM: PROGRAM is to run with SHIM preloaded. Exit 99
+# when SHIM is not built, 77 when PROGRAM (or libtool's real binary behind
+# its wrapper) is built with AddressSanitizer, whose runtime must be loaded
+# before any LD_PRELOAD library and whose own string functions an
+# instrumented program calls directly.
+tl_preload() {
+	[ -f "$1" ] || { echo "FAIL: $1 not built"; exit 99; }
+	for tl_b in "$2" "$(dirname "$2")/.libs/$(basename "$2")"; do
 		if [ -f "$tl_b" ] && ldd "$tl_b" 2>/dev/null | grep -q libasan; then
-			echo "SKIP: $(basename "$1") is built with AddressSanitizer: nothing can be preloaded before its runtime"
+			echo "SKIP: $(basename "$2") is built with AddressSanitizer: nothing can be preloaded before its runtime"
 			exit 77
 		fi
 	done

@@ -14,9 +14,8 @@ set -u
 
 PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
 shim=./tests/.libs/libswappath.so
-[ -f "$shim" ] || { echo "FAIL: $shim not built"; exit 99; }
 . "$(dirname "$0")/lib.sh"
-tl_preload_or_skip "$PMEMTEST"
+tl_preload "$shim" "$PMEMTEST"
 tl_scratch pmemtest-dev-swap
 
 # swap NAME CODE PATTERN -- ARGS: the --dev path $T/ns is a 16 MiB regular
