@@ -9,7 +9,7 @@
 # within two minutes (a fifo must not make it wait), and the swapped-in
 # file untouched; a swap to another regular file must be replayed. With
 # --force, a path swapped after the open must not lead the writes to the
-# file swapped in.
+# file swapped in; without /proc, the path reopened must be the same file.
 set -u
 
 PMEMTEST=${PMEMTEST:-./pmemtest/pmemtest}
@@ -91,6 +91,21 @@ forced() {
 forced "--force, swapped after the open" 0 ""
 forced "--force, swapped after the open, no /proc" 1 \
 	"^pmemtest: $T/ns: changed since it was described; nothing written$" KFLUSH_TEST_NO_PROC_FD=1
+
+# Without /proc and nothing swapped: the path, opened again, is the file
+# described, and the memmap is written into it.
+n=$((n + 1))
+rm -rf "$T/ns"
+head -c 16777216 /dev/zero > "$T/ns"
+zero=$(cksum < "$T/ns")
+if ! KFLUSH_TEST_NO_PROC_FD=1 LD_PRELOAD=$shim timeout 120 "$PMEMTEST" --quiet --force \
+	--dev "$T/ns" init-bench --memmap dev --methods slow --repeat 1 > "$T/out" 2> "$T/err"; then
+	fail "--force without /proc: exit $?: $(head -c 300 "$T/err")"
+elif [ "$(cksum < "$T/ns")" = "$zero" ]; then
+	fail "--force without /proc: nothing was written into $T/ns"
+else
+	echo "ok $n - --force without /proc, nothing swapped: the memmap written into the file"
+fi
 
 [ "$fails" -eq 0 ] || exit 1
 echo "dev swap: $n cases passed"
