@@ -152,20 +152,21 @@ ParameterizedTest(struct tu_variant *v, persistence, memset_flushcache)
 }
 
 /*
- * avx512_movdir64b and avx512_x2 store their lines in two streams from
- * 8 KiB (libkflush(7), Variants), the variants whose path changes beyond
- * the sizes above: for each, one call just past that size, neither end
- * aligned, one whose halves end in lines left over from avx512_x2's
- * 16-line batches, and one of 512 KiB. Not in the quick plan.
+ * avx512_movdir64b, avx512_x2 and avx512_ymm_x2 store their lines in two
+ * streams from 8 KiB (libkflush(7), Variants), the variants whose path
+ * changes beyond the sizes above: for each, one call just past that size,
+ * neither end aligned, one whose halves end in lines left over from
+ * avx512_x2's 16-line batches and avx512_ymm_x2's 4-line ones, and one of
+ * 512 KiB. Not in the quick plan.
  */
 Test(persistence, two_streams)
 {
-	static const char *const names[] = { "avx512_movdir64b", "avx512_x2" };
+	static const char *const names[] = { "avx512_movdir64b", "avx512_x2", "avx512_ymm_x2" };
 	size_t ran = 0;
 
 	if (tp_quick())
 		cr_skip_test("KFLUSH_TEST_QUICK: the streamed copies are not in the quick plan");
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		int idx = kflush_variant_find(KFLUSH_OP_MEMCPY_FLUSHCACHE, names[i]);
 		kflush_fn fn;
 
@@ -181,7 +182,7 @@ Test(persistence, two_streams)
 		one(names[i], (const void *)fn, TP_COPY, 1, 5, (512u << 10) + 3, 0, 0, 0);
 	}
 	if (!ran)
-		cr_skip_test("neither avx512_movdir64b nor avx512_x2 usable here");
+		cr_skip_test("none of avx512_movdir64b, avx512_x2, avx512_ymm_x2 usable here");
 	cr_log_info("%zu instructions stepped", tp_steps());
 }
 

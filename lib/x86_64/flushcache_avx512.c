@@ -309,11 +309,48 @@ static __attribute__((noinline)) void avx512_x2_lines(char *d, const char *s, si
 	avx512_stream_lines(d, s, n, 0, X2_YMM_LINES_BELOW);
 }
 
+/*
+ * avx512_ymm_x2: avx2's lines and blocks (two 32-byte vmovntdq a line) at
+ * every length, from TWO_STREAMS_MIN in two streams, YMM_X2_BATCH lines of
+ * each half at a time; the short copies of avx512_movdir64b (masked below
+ * a line). For CPUs whose 64-byte stores are two 32-byte halves inside
+ * (AMD Zen 4): libkflush(7), Per-CPU rules, has the numbers.
+ */
+#define YMM_X2_BATCH 4
+
+static inline __attribute__((always_inline)) void ymm_x2_pass(char *d, const char *s, size_t h)
+{
+	__m256i v[4 * YMM_X2_BATCH];
+
+	_Pragma("GCC unroll 16")
+	for (int i = 0; i < 2 * YMM_X2_BATCH; i++) {
+		v[i] = _mm256_loadu_si256((const __m256i *)(s + 32 * i));
+		v[2 * YMM_X2_BATCH + i] = _mm256_loadu_si256((const __m256i *)(s + h + 32 * i));
+	}
+	_Pragma("GCC unroll 32")
+	for (int i = 0; i < 4 * YMM_X2_BATCH; i++) {
+		_mm256_stream_si256((__m256i *)(d + (i < 2 * YMM_X2_BATCH ? 0 : h) +
+						32 * (i % (2 * YMM_X2_BATCH))), v[i]);
+		nt_in_order();
+	}
+}
+
+static __attribute__((noinline)) void avx512_ymm_x2_lines(char *d, const char *s, size_t n)
+{
+	if (n >= TWO_STREAMS_MIN)
+		two_streams(d, s, n, YMM_X2_BATCH, ymm_x2_pass, avx2_line);
+	else
+		flushcache_lines(d, s, n, FLUSHCACHE_NT_EDGES_MIN, AVX2_BLOCK, avx2_block,
+				 avx2_line);
+}
+
 /* Their short calls' lines (below FLUSHCACHE_BULK_MIN) are avx2's too. */
 FLUSHCACHE_ENTRY_AT(memcpy_flushcache_avx512_movdir64b, 0, avx512_movdir64b_lines, avx2_line,
 		    vec_one_line, vec_copy_small, avx512_short_copy_masked)
 FLUSHCACHE_ENTRY_AT(memcpy_flushcache_avx512_x2, 0, avx512_x2_lines, avx2_line,
 		    vec_one_line, vec_copy_small, avx512_x2_short_copy)
+FLUSHCACHE_ENTRY_AT(memcpy_flushcache_avx512_ymm_x2, 0, avx512_ymm_x2_lines, avx2_line,
+		    vec_one_line, vec_copy_small_pieces, avx512_short_copy_masked)
 
 FLUSHMOVE_VARIANT(memmove_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_line)
 
