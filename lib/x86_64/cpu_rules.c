@@ -53,6 +53,61 @@ static const struct kflush_cpu_rule {
 	 */
 	{ "AuthenticAMD", 0x19, 0x01, 0x01, KFLUSH_OP_COPY_SAFE, "movsq", { 0, 0 } },
 	/*
+	 * AMD EPYC family 0x19 model 0x11 (Zen 4, Genoa), measured here (three
+	 * default copy-bench runs of 11 rounds, CPU time, 2026-12-07), each
+	 * variant by the class means over the fastest of its operation: fsrm,
+	 * the precedence's, ran 0.37-0.50 hot from 97 B and 0.34 cold at 96 B
+	 * and under (rep movsb crawls at random offsets here too, 9x at 64 KiB);
+	 * tuned 0.51 hot from 2 KiB; avx2, tuned's AVX copy without rep movsb,
+	 * 0.99-1.00 in every class.
+	 */
+	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_MEMCPY, "avx2", { 0, 0 } },
+	/*
+	 * The same CPU, the fault-safe copy: movsq 0.98-1.00 of the fastest in
+	 * both classes, rep_movsb 0.95-0.97, erms 0.95 at 97 B-2 KiB.
+	 */
+	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_COPY_SAFE, "movsq", { 0, 0 } },
+	/*
+	 * The same CPU, the flush-copy: its 64-byte NT stores run as two
+	 * 32-byte halves, and the avx512 variant, the precedence's, ran 0.82-0.95
+	 * of avx2 cold from 2 KiB; avx2 in turn 0.87-0.90 at 96 B and under,
+	 * where avx512_x2's masked short copies led. avx512_ymm_x2 has both
+	 * (flushcache_avx512.c) and avx2's lines in two streams from 8 KiB,
+	 * the best roof here (avx2_x2): libkflush(7) has its class means.
+	 * Without avx512bw, avx2: 0.93-0.94 of avx2_short_cached cold at 96 B
+	 * and under and 0.89-0.90 hot, where avx2_short_cached ran 0.76-0.78
+	 * hot and 0.90-0.92 cold at 97 B-2 KiB.
+	 */
+	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_ymm_x2",
+	  { 0, 0 } },
+	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx2", { 0, 0 } },
+	/*
+	 * The same CPU, the flush-fill: avx512_short_cached 1.00 of the
+	 * fastest in every class but hot 97 B-2 KiB (0.92-0.93, where avx512
+	 * led); avx512, the precedence's, 0.81 cold at 97 B-2 KiB and 0.83
+	 * cold at 96 B and under. Without avx512bw, avx2_short_cached: 1.00
+	 * cold in every class, 0.93-0.94 hot at 97 B-2 KiB.
+	 */
+	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx512_short_cached",
+	  { 0, 0 } },
+	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx2_short_cached",
+	  { 0, 0 } },
+	/*
+	 * The same CPU, the flush-move: avx2_short_cached 0.98-1.00 cold in
+	 * every class, 0.89-0.93 hot at 97 B-2 KiB; avx512, the precedence's,
+	 * 0.72-0.78 cold from 2 KiB; avx2 0.86-0.90 cold at 97 B-2 KiB.
+	 */
+	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_MEMMOVE_FLUSHCACHE, "avx2_short_cached",
+	  { 0, 0 } },
+	/*
+	 * The same CPU, clear_pages_flushcache: clzero, the precedence's, ran
+	 * cold behind the 64-byte NT stores (avx512 1.00-1.14x its speed at 2
+	 * MiB and 1 GiB, 0.95-1.12x at 4 KiB; three clear-bench runs of 11
+	 * rounds, CPU time) and tied hot (0.97-1.04x); avx2 0.93-1.14x cold.
+	 */
+	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_CLEAR_PAGES_FLUSHCACHE, "avx512", { 0, 0 } },
+	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_CLEAR_PAGES_FLUSHCACHE, "avx2", { 0, 0 } },
+	/*
 	 * AMD EPYC family 0x17 model 0x31 (Zen 2, Rome), measured here: no
 	 * erms or fsrm, so the precedence binds orig, which ran 0.61-0.89x
 	 * glibc's memcpy hot from 128 B at fixed sizes, 0.38-0.80x at random
