@@ -84,7 +84,8 @@ static const struct doc_op {
 	{ KFLUSH_OP_MEMCPY_FLUSHCACHE, "memcpy_flushcache", {
 		RULE_ONLY("avx512_movdir64b", "avx512f,avx512bw,movdir64b"),
 		RULE_ONLY("avx512_x2", "avx512f,avx512bw"),
-		RULE_ONLY("avx512_ymm_x2", "avx2,avx512f,avx512bw"), V("avx512", "avx512f"),
+		RULE_ONLY("avx512_ymm_short_cached", "avx2,avx512f,avx512bw"),
+		V("avx512", "avx512f"),
 		V("avx2", "avx2"), RULE_ONLY("avx2_short_cached", "avx2"), V("movdir64b", "movdir64b"),
 		V("movnti", "sse2"), V("kernel", "") } },
 	{ KFLUSH_OP_MEMSET_FLUSHCACHE, "memset_flushcache", {

@@ -20,7 +20,7 @@
  * with a sub-word edge stores nothing NT below 768 bytes (a copy) or 384
  * (a fill), and from there every byte NT. avx512_x2's copies with a
  * sub-word edge store nothing NT below 256 bytes.
- * avx512_movdir64b's, avx512_x2's and avx512_ymm_x2's copies of 1..64 bytes with a
+ * avx512_movdir64b's, avx512_x2's and avx512_ymm_short_cached's copies of 1..64 bytes with a
  * sub-word edge, and avx512_short_cached's fills of 1..128, are one
  * masked 64-byte store (a fill above 64 bytes: one whole 64-byte store,
  * then one masked) where those bytes stay in the destination's page,
@@ -98,7 +98,7 @@ Test(flushcache_stores, vector_struct_pages, .init = ts_setup, .fini = ts_teardo
 		const char *name;
 		size_t line_width;
 	} vec[] = { { "avx2", 16 }, { "avx512", 16 }, { "avx512_movdir64b", 16 },
-		    { "avx512_x2", 16 }, { "avx512_ymm_x2", 16 } };
+		    { "avx512_x2", 16 }, { "avx512_ymm_short_cached", 16 } };
 	size_t ran = 0;
 
 	for (size_t v = 0; v < sizeof(vec) / sizeof(vec[0]); v++) {
@@ -133,7 +133,7 @@ Test(flushcache_stores, vector_struct_pages, .init = ts_setup, .fini = ts_teardo
  * line is two 32-byte vmovntdq below 768 bytes (avx512_x2: 2048), one
  * 64-byte store from there; from 8 KiB a movdir64b in avx512_movdir64b, a 64-byte vmovntdq
  * in avx512_x2 (both in two streams: test_flushcache_order.c);
- * avx512_ymm_x2's are two 32-byte vmovntdq at every length (in two
+ * avx512_ymm_short_cached's are two 32-byte vmovntdq at every length (in two
  * streams from 8 KiB too). The lone
  * 64-byte line is four movntdq (vector_struct_pages). Line-aligned copies
  * on both sides of each size, so every store is part of a line.
@@ -148,7 +148,7 @@ Test(flushcache_stores, avx512_stream_lines, .init = ts_setup, .fini = ts_teardo
 		int movdir64b;	/* its lines from 8 KiB are movdir64b */
 		size_t ymm_below;	/* two 32-byte stores a line below this */
 	} vs[] = { { "avx512_movdir64b", 1, 768 }, { "avx512_x2", 0, 2048 },
-		   { "avx512_ymm_x2", 0, SIZE_MAX } };
+		   { "avx512_ymm_short_cached", 0, SIZE_MAX } };
 	size_t ran = 0;
 
 	for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++) {
@@ -177,7 +177,8 @@ Test(flushcache_stores, avx512_stream_lines, .init = ts_setup, .fini = ts_teardo
 		}
 	}
 	if (!ran)
-		cr_skip_test("none of avx512_movdir64b, avx512_x2, avx512_ymm_x2 usable here");
+		cr_skip_test("none of avx512_movdir64b, avx512_x2, avx512_ymm_short_cached "
+			     "usable here");
 	cr_log_info("%zu instructions stepped", ts_tracer.steps);
 }
 
@@ -348,7 +349,7 @@ static void expect_all_nt_from(enum kflush_op op, const char *const *names, size
 Test(flushcache_stores, long_copies_all_nt, .init = ts_setup, .fini = ts_teardown)
 {
 	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx512_x2",
-					     "avx512_ymm_x2", "avx2", "avx2_short_cached",
+					     "avx512_ymm_short_cached", "avx2", "avx2_short_cached",
 					     "movdir64b", "movnti" };
 
 	expect_all_nt_from(KFLUSH_OP_MEMCPY_FLUSHCACHE, names, sizeof(names) / sizeof(names[0]));
@@ -470,7 +471,7 @@ Test(flushcache_stores, cached_edges_prefetched, .init = ts_setup, .fini = ts_te
 	} cases[] = { { 100, 1 }, { 300, 3 }, { 1000, 13 }, { 301, 8 }, { 263, 1 }, { 1000, 0 },
 		      { 1023, 0 }, { 40, 9 }, { 127, 1 }, { 126, 1 }, { 71, 0 }, { 767, 5 },
 		      { 768, 5 }, { 767, 8 }, { 770, 8 } };
-	static const char *const names[] = { "avx512", "avx512_x2", "avx512_ymm_x2", "avx2",
+	static const char *const names[] = { "avx512", "avx512_x2", "avx512_ymm_short_cached", "avx2",
 					     "avx2_short_cached", "movnti" };
 	size_t ran = 0;
 
@@ -593,7 +594,7 @@ Test(flushcache_stores, short_calls_by_line, .init = ts_setup, .fini = ts_teardo
 {
 	/* Each name is a variant of the flush-copy, the flush-fill or both. */
 	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx512_x2",
-					     "avx512_ymm_x2", "avx512_short_cached", "avx2",
+					     "avx512_ymm_short_cached", "avx512_short_cached", "avx2",
 					     "avx2_short_cached", "movdir64b", "movnti" };
 	static const size_t sizes[] = { 1, 3, 4, 8, 12, 40, 63, 64, 65, 100, 126, 127, 128, 200,
 					 255, 300, 383, 384, 700, 767, 768, 1000 };
@@ -703,7 +704,7 @@ Test(flushcache_stores, masked_short_calls, .init = ts_setup, .fini = ts_teardow
 		size_t max;	/* masked up to here */
 	} v[] = { { KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_movdir64b", 64 },
 		  { KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_x2", 64 },
-		  { KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_ymm_x2", 64 },
+		  { KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_ymm_short_cached", 64 },
 		  { KFLUSH_OP_MEMSET_FLUSHCACHE, "avx512_short_cached", 128 } };
 	/* Every one with a sub-word edge at each of these offsets. */
 	static const size_t sizes[] = { 1, 2, 3, 5, 17, 33, 62, 63, 64, 65, 66, 97, 127, 128, 129 };
@@ -763,6 +764,6 @@ Test(flushcache_stores, masked_short_calls, .init = ts_setup, .fini = ts_teardow
 			}
 	}
 	if (!ran)
-		cr_skip_test("none of avx512_movdir64b, avx512_x2, avx512_ymm_x2, avx512_short_cached "
-			     "usable here");
+		cr_skip_test("none of avx512_movdir64b, avx512_x2, avx512_ymm_short_cached, "
+			     "avx512_short_cached usable here");
 }

@@ -152,16 +152,17 @@ ParameterizedTest(struct tu_variant *v, persistence, memset_flushcache)
 }
 
 /*
- * avx512_movdir64b, avx512_x2 and avx512_ymm_x2 store their lines in two
+ * avx512_movdir64b, avx512_x2 and avx512_ymm_short_cached store their lines in two
  * streams from 8 KiB (libkflush(7), Variants), the variants whose path
  * changes beyond the sizes above: for each, one call just past that size,
  * neither end aligned, one whose halves end in lines left over from
- * avx512_x2's 16-line batches and avx512_ymm_x2's 4-line ones, and one of
+ * avx512_x2's 16-line batches and avx512_ymm_short_cached's 4-line ones, and one of
  * 512 KiB. Not in the quick plan.
  */
 Test(persistence, two_streams)
 {
-	static const char *const names[] = { "avx512_movdir64b", "avx512_x2", "avx512_ymm_x2" };
+	static const char *const names[] = { "avx512_movdir64b", "avx512_x2",
+					     "avx512_ymm_short_cached" };
 	size_t ran = 0;
 
 	if (tp_quick())
@@ -182,7 +183,8 @@ Test(persistence, two_streams)
 		one(names[i], (const void *)fn, TP_COPY, 1, 5, (512u << 10) + 3, 0, 0, 0);
 	}
 	if (!ran)
-		cr_skip_test("none of avx512_movdir64b, avx512_x2, avx512_ymm_x2 usable here");
+		cr_skip_test("none of avx512_movdir64b, avx512_x2, avx512_ymm_short_cached "
+			     "usable here");
 	cr_log_info("%zu instructions stepped", tp_steps());
 }
 

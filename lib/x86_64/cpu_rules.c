@@ -69,33 +69,40 @@ static const struct kflush_cpu_rule {
 	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_COPY_SAFE, "movsq", { 0, 0 } },
 	/*
 	 * The same CPU, the flush-copy: its 64-byte NT stores run as two
-	 * 32-byte halves, and the avx512 variant, the precedence's, ran 0.82-0.95
-	 * of avx2 cold from 2 KiB; avx2 in turn 0.87-0.90 at 96 B and under,
-	 * where avx512_x2's masked short copies led. avx512_ymm_x2 has both
-	 * (flushcache_avx512.c) and avx2's lines in two streams from 8 KiB,
-	 * the best roof here (avx2_x2): libkflush(7) has its class means.
-	 * Without avx512bw, avx2: 0.93-0.94 of avx2_short_cached cold at 96 B
-	 * and under and 0.89-0.90 hot, where avx2_short_cached ran 0.76-0.78
-	 * hot and 0.90-0.92 cold at 97 B-2 KiB.
+	 * 32-byte halves, and avx512, the precedence's, ran 0.85-0.95 of the
+	 * fastest cold from 2 KiB and 0.85-0.91 at 96 B and under; there
+	 * avx512_x2's masked short copies led, avx2_short_cached at 97 B-2
+	 * KiB and avx2's lines from 2 KiB (the default runs with this CPU's
+	 * memcpy rule bound, which the all-cached calls copy with).
+	 * avx512_ymm_short_cached has all three (flushcache_avx512.c) and
+	 * avx2's lines in two streams from 8 KiB, the best roof here
+	 * (avx2_x2): 0.97-1.00 in every class, 1.00 cold (three sweep and
+	 * bulk runs, 11 rounds, CPU time); bulk 1.08-1.25x PMDK. Without
+	 * avx512bw, avx2_short_cached: 0.99-1.00 in every class of the same
+	 * runs among the variants left, where avx2 ran 0.86-0.88 hot at 96 B
+	 * and under and avx512 0.89-0.92 cold at 97 B-2 KiB.
 	 */
-	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_ymm_x2",
+	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx512_ymm_short_cached",
 	  { 0, 0 } },
-	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx2", { 0, 0 } },
+	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_MEMCPY_FLUSHCACHE, "avx2_short_cached",
+	  { 0, 0 } },
 	/*
 	 * The same CPU, the flush-fill: avx512_short_cached 1.00 of the
-	 * fastest in every class but hot 97 B-2 KiB (0.92-0.93, where avx512
-	 * led); avx512, the precedence's, 0.81 cold at 97 B-2 KiB and 0.83
-	 * cold at 96 B and under. Without avx512bw, avx2_short_cached: 1.00
-	 * cold in every class, 0.93-0.94 hot at 97 B-2 KiB.
+	 * fastest in every class but hot 97 B-2 KiB (0.92-0.97, where avx512
+	 * led); avx512, the precedence's, 0.81-0.83 cold at 97 B-2 KiB and
+	 * 0.83-0.85 cold at 96 B and under. Without avx512bw,
+	 * avx2_short_cached: 1.00 cold in every class, 0.93-0.96 hot at 97 B-2
+	 * KiB (six default runs, before and after the memcpy rule).
 	 */
 	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx512_short_cached",
 	  { 0, 0 } },
 	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_MEMSET_FLUSHCACHE, "avx2_short_cached",
 	  { 0, 0 } },
 	/*
-	 * The same CPU, the flush-move: avx2_short_cached 0.98-1.00 cold in
+	 * The same CPU, the flush-move: avx2_short_cached 0.97-1.00 cold in
 	 * every class, 0.89-0.93 hot at 97 B-2 KiB; avx512, the precedence's,
-	 * 0.72-0.78 cold from 2 KiB; avx2 0.86-0.90 cold at 97 B-2 KiB.
+	 * 0.69-0.80 cold from 2 KiB; avx2 0.86-0.90 cold at 97 B-2 KiB (six
+	 * default runs).
 	 */
 	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_MEMMOVE_FLUSHCACHE, "avx2_short_cached",
 	  { 0, 0 } },

@@ -310,11 +310,13 @@ static __attribute__((noinline)) void avx512_x2_lines(char *d, const char *s, si
 }
 
 /*
- * avx512_ymm_x2: avx2's lines and blocks (two 32-byte vmovntdq a line) at
- * every length, from TWO_STREAMS_MIN in two streams, YMM_X2_BATCH lines of
- * each half at a time; the short copies of avx512_movdir64b (masked below
- * a line). For CPUs whose 64-byte stores are two 32-byte halves inside
- * (AMD Zen 4): libkflush(7), Per-CPU rules, has the numbers.
+ * avx512_ymm_short_cached: avx2_short_cached (flushcache_entry.h) with
+ * avx512_x2's short copies (masked below a line) and, from
+ * TWO_STREAMS_MIN, avx2's lines in two streams, YMM_X2_BATCH lines of each
+ * half at a time (the roof's avx2_x2, the 16 ymm registers). For CPUs that
+ * carry out a 64-byte store as two 32-byte halves (AMD Zen 4), where no
+ * variant without all three kept up everywhere: libkflush(7), Per-CPU
+ * rules, has the numbers.
  */
 #define YMM_X2_BATCH 4
 
@@ -335,13 +337,15 @@ static inline __attribute__((always_inline)) void ymm_x2_pass(char *d, const cha
 	}
 }
 
-static __attribute__((noinline)) void avx512_ymm_x2_lines(char *d, const char *s, size_t n)
+static __attribute__((noinline)) void avx512_ymm_short_cached_lines(char *d, const char *s,
+								     size_t n)
 {
+	_Static_assert(TWO_STREAMS_MIN >= SHORT_CACHED_BELOW, "NT edges from there");
 	if (n >= TWO_STREAMS_MIN)
 		two_streams(d, s, n, YMM_X2_BATCH, ymm_x2_pass, avx2_line);
 	else
-		flushcache_lines(d, s, n, FLUSHCACHE_NT_EDGES_MIN, AVX2_BLOCK, avx2_block,
-				 avx2_line);
+		flushcache_lines(d, s, n, nt_edges_from(SHORT_CACHED_BELOW), AVX2_BLOCK,
+				 avx2_block, avx2_line);
 }
 
 /* Their short calls' lines (below FLUSHCACHE_BULK_MIN) are avx2's too. */
@@ -349,8 +353,9 @@ FLUSHCACHE_ENTRY_AT(memcpy_flushcache_avx512_movdir64b, 0, avx512_movdir64b_line
 		    vec_one_line, vec_copy_small, avx512_short_copy_masked)
 FLUSHCACHE_ENTRY_AT(memcpy_flushcache_avx512_x2, 0, avx512_x2_lines, avx2_line,
 		    vec_one_line, vec_copy_small, avx512_x2_short_copy)
-FLUSHCACHE_ENTRY_AT(memcpy_flushcache_avx512_ymm_x2, 0, avx512_ymm_x2_lines, avx2_line,
-		    vec_one_line, vec_copy_small_pieces, avx512_short_copy_masked)
+FLUSHCACHE_ENTRY_AT(memcpy_flushcache_avx512_ymm_short_cached, SHORT_CACHED_BELOW,
+		    avx512_ymm_short_cached_lines, avx2_line, vec_one_line, vec_copy_small_pieces,
+		    avx512_x2_short_copy)
 
 FLUSHMOVE_VARIANT(memmove_flushcache_avx512, AVX512_BLOCK, avx512_block, avx512_line)
 

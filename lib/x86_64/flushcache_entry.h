@@ -480,7 +480,7 @@ void memcpy_flushcache_avx2_short_cached(void *dst, const void *src, size_t n);
 void memcpy_flushcache_avx512(void *dst, const void *src, size_t n);
 void memcpy_flushcache_avx512_movdir64b(void *dst, const void *src, size_t n);
 void memcpy_flushcache_avx512_x2(void *dst, const void *src, size_t n);
-void memcpy_flushcache_avx512_ymm_x2(void *dst, const void *src, size_t n);
+void memcpy_flushcache_avx512_ymm_short_cached(void *dst, const void *src, size_t n);
 void memset_flushcache_avx2(void *dst, int c, size_t n);
 void memset_flushcache_avx2_short_cached(void *dst, int c, size_t n);
 void memset_flushcache_avx512(void *dst, int c, size_t n);
