@@ -149,7 +149,7 @@ int cmd_info(const struct pmemtest_global *g, int argc, char **argv)
 	for (int op = 0; op < KFLUSH_NR_OPS; op++) {
 		int bound = kflush_variant_bound((enum kflush_op)op);
 
-		printf("  %-24s %-18s variants:", kflush_op_name((enum kflush_op)op),
+		printf("  %-24s %-23s variants:", kflush_op_name((enum kflush_op)op),
 		       kflush_variant_name((enum kflush_op)op, (unsigned int)bound));
 		for (int i = 0; i < kflush_variant_count((enum kflush_op)op); i++)
 			printf(" %s%s", kflush_variant_name((enum kflush_op)op, (unsigned int)i),

@@ -125,12 +125,17 @@ static void print_roof_errors(struct bench_res *r)
 
 static void print_human(struct bench_res *r)
 {
+	int w = 34;	/* the contender column: as wide as its longest name */
+
+	for (size_t c = 0; c < r->nconts; c++)
+		if ((int)strlen(r->conts[c].name) > w)
+			w = (int)strlen(r->conts[c].name);
 	for (size_t g = 0; g < r->ngroups; g++) {
 		const struct group *gr = &r->groups[g];
 		size_t last = (size_t)-1;
 
 		printf("\n== %s: %s, %s %s ==\n", r->bench, gr->mode, gr->cache, gr->layout);
-		printf("%8s  %-34s %7s %11s %9s %7s %7s %7s\n", "size", "contender", "calls",
+		printf("%8s  %-*s %7s %11s %9s %7s %7s %7s\n", "size", w, "contender", "calls",
 		       "ns/call", "GB/s", "spread", "x peer", "x roof");
 		for (size_t i = 0; i < r->ncells; i++) {
 			const struct cell *cl = &r->cells[i];
@@ -146,8 +151,8 @@ static void print_human(struct bench_res *r)
 			res_size_str(cl->size, sb + 2, sizeof(sb) - 2);
 			if (!strcmp(gr->layout, "mix"))
 				memcpy(sb, "<=", 2);
-			printf("%8s  %-34s %7llu %11.1f %9.3f %6.1f%%",
-			       strcmp(gr->layout, "mix") ? sb + 2 : sb, r->conts[cl->c].name,
+			printf("%8s  %-*s %7llu %11.1f %9.3f %6.1f%%",
+			       strcmp(gr->layout, "mix") ? sb + 2 : sb, w, r->conts[cl->c].name,
 			       (unsigned long long)cl->calls, s.ns_call, s.gbps, s.spread);
 			print_ratio(s.x_peer);
 			if (s.roof_error)
