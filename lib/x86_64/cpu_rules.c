@@ -69,7 +69,7 @@ static const struct kflush_cpu_rule {
 	{ "AuthenticAMD", 0x19, 0x11, 0x11, KFLUSH_OP_COPY_SAFE, "movsq", { 0, 0 } },
 	/*
 	 * The same CPU, the flush-copy: its 64-byte NT stores run as two
-	 * 32-byte halves, and avx512, the precedence's, ran 0.85-0.95 of the
+	 * 32-byte halves, and avx512, the precedence's, ran 0.82-0.95 of the
 	 * fastest cold from 2 KiB and 0.85-0.91 at 96 B and under; there
 	 * avx512_x2's masked short copies led, avx2_short_cached at 97 B-2
 	 * KiB and avx2's lines from 2 KiB (the default runs with this CPU's
