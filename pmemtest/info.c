@@ -89,7 +89,7 @@ int cmd_info(const struct pmemtest_global *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *hw = getenv("KFLUSH_HWCAPS"), *rules = getenv("KFLUSH_CPU_RULES");
-	int c, n;
+	int c, n, w = 18;	/* the bound-variant column, widened below */
 
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		if (c == 'h') {
@@ -146,10 +146,15 @@ int cmd_info(const struct pmemtest_global *g, int argc, char **argv)
 	printf("%-22s %s\n", "KFLUSH_CPU_RULES:", rules ? rules : "(not set)");
 	printf("%-22s %u\n", "cache line:", kflush_cache_line_size());
 	printf("\nbound variants:\n");
+	for (int op = 0; op < KFLUSH_NR_OPS; op++)
+		for (int i = 0; i < kflush_variant_count((enum kflush_op)op); i++)
+			if ((int)strlen(kflush_variant_name((enum kflush_op)op, (unsigned int)i)) > w)
+				w = (int)strlen(kflush_variant_name((enum kflush_op)op,
+								    (unsigned int)i));
 	for (int op = 0; op < KFLUSH_NR_OPS; op++) {
 		int bound = kflush_variant_bound((enum kflush_op)op);
 
-		printf("  %-24s %-23s variants:", kflush_op_name((enum kflush_op)op),
+		printf("  %-24s %-*s variants:", kflush_op_name((enum kflush_op)op), w,
 		       kflush_variant_name((enum kflush_op)op, (unsigned int)bound));
 		for (int i = 0; i < kflush_variant_count((enum kflush_op)op); i++)
 			printf(" %s%s", kflush_variant_name((enum kflush_op)op, (unsigned int)i),
