@@ -32,11 +32,14 @@ nt="movnti sse2"
 has avx2 && nt="$nt avx2"
 has avx512f && nt="$nt avx512"
 has movdir64b && nt="$nt movdir64b"
-# Cached stores with each line written back: the best write-back the CPU
-# has (clflush is in every x86-64 CPU), one strategy only.
-if has clwb; then nt="$nt cached_clwb"
-elif has clflushopt; then nt="$nt cached_clflushopt"
-else nt="$nt cached_clflush"; fi
+# Cached stores written back: the best write-back instruction the CPU has
+# (clflush is in every x86-64 CPU) and no other, a line at a time, and
+# with AVX2 in 512-byte steps too.
+if has clwb; then wb=cached_clwb
+elif has clflushopt; then wb=cached_clflushopt
+else wb=cached_clflush; fi
+nt="$nt $wb"
+has avx2 && nt="$nt ${wb}_512"
 zero="$nt rep_stosb rep_stosq rep_stosb_page rep_stosq_page"
 has clzero && zero="$zero clzero"
 echo "# this CPU's store strategies: $nt; zeroing: $zero"

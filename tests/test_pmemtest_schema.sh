@@ -64,7 +64,8 @@ results='
 flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
 strategies="movnti sse2 rep_stosb rep_stosq rep_stosb_page rep_stosq_page cached_clwb cached_clflushopt
 	cached_clflush"
-for f in avx2:avx2 avx2:avx2_x2 avx512f:avx512 avx512f:avx512_x2 movdir64b:movdir64b \
+for f in avx2:avx2 avx2:avx2_x2 avx2:cached_clwb_512 avx2:cached_clflushopt_512 \
+	 avx2:cached_clflush_512 avx512f:avx512 avx512f:avx512_x2 movdir64b:movdir64b \
 	 movdir64b:movdir64b_x2 clzero:clzero; do
 	case $flags in *" ${f%%:*} "*) strategies="$strategies ${f#*:}" ;; esac
 done

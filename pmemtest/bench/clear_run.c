@@ -46,7 +46,8 @@ void clear_add_variants(struct clear_run *x, enum kflush_op op, enum clear_kind 
 
 /*
  * The roof's strategies: "roof:rep_stosb", "roof:clzero", "roof:nt_zero(avx2)",
- * and "roof:zero(cached_clwb)" for cached stores written back.
+ * and "roof:zero(cached_clwb)" and "roof:zero(cached_clwb_512)" for cached
+ * stores written back.
  */
 void clear_add_roofs(struct clear_run *x)
 {

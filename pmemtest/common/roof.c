@@ -225,21 +225,10 @@ static void movdir64b_fill(void *dst, size_t len, const void *pattern)
  * temporal flush-copy does (PMDK's PMEM_F_MEM_TEMPORAL). Into hot lines it
  * beats every NT store (issue 10: glibc memcpy + flush 1.6x the NT copy at
  * 16 B hot), so a roof without it is beaten by kflush_memcpy_temporal and
- * by glibc + kflush_flush there. One entry per write-back instruction;
- * roof_strategies() keeps only the best one the CPU has.
- *
- * A byte stored to the stack before each write-back, as lib/'s temporal
- * path does (store_gap(), lib/x86_64/flush.h): on Intel family 6 model
- * 0xcf a clwb or clflushopt right after the stores to its line ran 1.6-5x
- * slower.
+ * by glibc + kflush_flush there. Two entries per write-back instruction:
+ * this one, and 512-byte steps (roof_avx2.c); roof_strategies() keeps
+ * only the best instruction the CPU has.
  */
-static inline __attribute__((always_inline)) void store_gap(void)
-{
-	char gap;
-
-	__asm__ __volatile__("movb $0, %0" : "=m"(gap));
-}
-
 #define WB_STRATEGY(insn)							\
 static void cached_##insn##_copy(void *dst, const void *src, size_t len)	\
 {										\
@@ -248,7 +237,7 @@ static void cached_##insn##_copy(void *dst, const void *src, size_t len)	\
 										\
 	for (size_t off = 0; off + 64 <= len; off += 64) {			\
 		memcpy(d + off, s + off, 64);					\
-		store_gap();							\
+		roof_store_gap();						\
 		__asm__ __volatile__(#insn " %0" : "+m"(*(char (*)[64])(d + off))); \
 	}									\
 }										\
@@ -259,7 +248,7 @@ static void cached_##insn##_fill(void *dst, size_t len, const void *pattern) \
 										\
 	for (size_t off = 0; off + 64 <= len; off += 64) {			\
 		memcpy(d + off, pattern, 64);					\
-		store_gap();							\
+		roof_store_gap();						\
 		__asm__ __volatile__(#insn " %0" : "+m"(*(char (*)[64])(d + off))); \
 	}									\
 }
@@ -334,10 +323,16 @@ static const struct roof_strategy table[] = {
 	{ "movdir64b_x2", KFLUSH_CPU_MOVDIR64B, true, movdir64b_x2_copy, NULL, NULL, false,
 	  ROOF_TWO_STREAMS_MIN },
 	{ "cached_clwb", KFLUSH_CPU_CLWB, true, cached_clwb_copy, cached_clwb_fill, NULL, true, 0 },
+	{ "cached_clwb_512", KFLUSH_CPU_CLWB | KFLUSH_CPU_AVX2, true, roof_avx2_cached_clwb_copy,
+	  roof_avx2_cached_clwb_fill, NULL, true, 0 },
 	{ "cached_clflushopt", KFLUSH_CPU_CLFLUSHOPT, true, cached_clflushopt_copy,
 	  cached_clflushopt_fill, NULL, true, 0 },
+	{ "cached_clflushopt_512", KFLUSH_CPU_CLFLUSHOPT | KFLUSH_CPU_AVX2, true,
+	  roof_avx2_cached_clflushopt_copy, roof_avx2_cached_clflushopt_fill, NULL, true, 0 },
 	{ "cached_clflush", KFLUSH_CPU_CLFLUSH, true, cached_clflush_copy, cached_clflush_fill,
 	  NULL, true, 0 },
+	{ "cached_clflush_512", KFLUSH_CPU_CLFLUSH | KFLUSH_CPU_AVX2, true,
+	  roof_avx2_cached_clflush_copy, roof_avx2_cached_clflush_fill, NULL, true, 0 },
 	{ "rep_stosb", 0, false, NULL, NULL, rep_stosb_zero, false, 0 },
 	{ "rep_stosq", 0, false, NULL, NULL, rep_stosq_zero, false, 0 },
 	{ "rep_stosb_page", 0, false, NULL, NULL, rep_stosb_page_zero, false, 0 },
@@ -390,7 +385,8 @@ size_t roof_strategies(unsigned int use, const struct roof_strategy **out, size_
 {
 	static unsigned int checked[sizeof(table) / sizeof(table[0])];
 	uint64_t f = kflush_cpu_features_raw();
-	bool have_wb = false;
+	const uint64_t wb_insns = KFLUSH_CPU_CLWB | KFLUSH_CPU_CLFLUSHOPT | KFLUSH_CPU_CLFLUSH;
+	uint64_t wb = 0;	/* the write-back instruction kept */
 	size_t n = 0;
 
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]) && n < max; i++) {
@@ -398,10 +394,15 @@ size_t roof_strategies(unsigned int use, const struct roof_strategy **out, size_
 		bool fits = use == ROOF_COPY ? s->copy != NULL :
 			    use == ROOF_FILL ? s->fill != NULL : s->fill || s->zero;
 
-		if (!fits || (f & s->requires) != s->requires || (s->write_back && have_wb))
+		if (!fits || (f & s->requires) != s->requires ||
+		    (s->write_back && wb && (s->requires & wb_insns) != wb))
 			continue;
-		/* The best write-back only: clflush loses to clwb wherever both run. */
-		have_wb |= s->write_back;
+		/*
+		 * The best write-back instruction only, in each shape: clflush
+		 * loses to clwb wherever both run.
+		 */
+		if (s->write_back && !wb)
+			wb = s->requires & wb_insns;
 		if (!(checked[i] & use)) {
 			check_bytes(s, use);
 			checked[i] |= use;
