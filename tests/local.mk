@@ -137,6 +137,16 @@ tests_test_pmemtest_copy_calls_SOURCES = tests/test_pmemtest_copy_calls.c \
 tests_test_pmemtest_copy_calls_CFLAGS = $(TEST_CFLAGS) $(PMEM2_CFLAGS) $(JSONC_CFLAGS)
 tests_test_pmemtest_copy_calls_LDADD = $(TEST_LIBS) $(PMEM2_LIBS) $(JSONC_LIBS) -lm
 
+# The roofs owe the flush-copy's contract: each copy and fill strategy
+# single-stepped by the persistence tracer
+check_PROGRAMS += tests/test_pmemtest_roof_persistence
+TESTS += tests/test_pmemtest_roof_persistence
+tests_test_pmemtest_roof_persistence_SOURCES = tests/test_pmemtest_roof_persistence.c \
+	$(TEST_TRACE) pmemtest/common/cli.c pmemtest/common/cli_output.c \
+	pmemtest/common/roof.c pmemtest/common/roof_avx2.c pmemtest/common/roof_avx512.c
+tests_test_pmemtest_roof_persistence_CFLAGS = $(TEST_TRACE_CFLAGS)
+tests_test_pmemtest_roof_persistence_LDADD = $(TEST_TRACE_LIBS)
+
 # pmemtest's verification must fail on a corrupted sampled struct page
 # (PMEMTEST_TEST_CORRUPT), and "verified" must come from the check.
 TESTS += tests/test_pmemtest_verify.sh

@@ -186,6 +186,12 @@ size_t tp_run(const struct tp_call *c, char *msg, size_t len)
 		memcpy(final + at, src, c->n);
 		a1 = c->n;
 		break;
+	case TP_FILL:
+		for (size_t i = 0; i < c->n; i++)
+			final[at + i] = src[i % LINE];
+		a1 = c->n;
+		a2 = (uint64_t)(uintptr_t)src;
+		break;
 	case TP_CLEAR:
 		memset(final + at, 0, c->n);
 		a1 = c->n / KFLUSH_PAGE_SIZE;
@@ -195,7 +201,7 @@ size_t tp_run(const struct tp_call *c, char *msg, size_t len)
 		break;
 	}
 	memcpy((void *)(uintptr_t)x.win_lo, final, wlen);
-	if (c->shape == TP_COPY || c->shape == TP_SET || c->shape == TP_MOVE)
+	if (c->shape == TP_COPY || c->shape == TP_SET || c->shape == TP_MOVE || c->shape == TP_FILL)
 		fill((unsigned char *)(uintptr_t)x.win_lo + at, c->n, seq + 7777);
 	if (c->shape == TP_MOVE) {
 		a1 = move_setup(c, &x, wlen);

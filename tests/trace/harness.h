@@ -26,6 +26,7 @@ enum tp_shape {
 	TP_CLEAR,	/* fn(dst, n / 4096): dst page-aligned, zeroed */
 	TP_DRAIN,	/* fn(): nothing in the window may change */
 	TP_MOVE,	/* fn(dst, dst - dist, n): source and destination may overlap */
+	TP_FILL,	/* fn(dst, n, pattern): the source's first 64 bytes over every line */
 };
 
 struct tp_call {
