@@ -140,7 +140,7 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 	const char *mode = "", *cache = "", *layout = "", *in, *script;
 	char *out, *tmp, *expr, tree_script[PATH_MAX];
 	struct stat st, ost;
-	int c, status;
+	int c, status, csv;
 	size_t len;
 	pid_t pid;
 
@@ -167,18 +167,28 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 		script = build_tree_script(PMEMTEST_PLOT_GP, tree_script, sizeof(tree_script));
 	/*
 	 * gnuplot reads the CSV once per panel, and would wait forever on a
-	 * fifo or read /dev/zero to the end of time: a regular file only.
+	 * fifo or read /dev/zero to the end of time: a regular file only. The
+	 * file checked is the file gnuplot reads: opened once here (a fifo
+	 * without a writer does not block the open), checked, and handed to
+	 * gnuplot as /dev/fd/N, which each read opens again. By path, the
+	 * name could be pointed at a fifo between the check and gnuplot's
+	 * reads, and the plot would hang.
 	 */
-	if (stat(in, &st) < 0 || access(in, R_OK) < 0) {
+	csv = open(in, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (csv < 0 || fstat(csv, &st) < 0) {
 		cli_err_errno("plot: %s", in);
+		if (csv >= 0)
+			close(csv);
 		return PMEMTEST_EXIT_FAIL;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		cli_err("plot: %s: is a %s, not a CSV file", in, cli_file_kind(st.st_mode));
+		close(csv);
 		return PMEMTEST_EXIT_FAIL;
 	}
 	if (access(script, R_OK) < 0) {
 		cli_err_errno("plot: the plot script %s", script);
+		close(csv);
 		return PMEMTEST_EXIT_FAIL;
 	}
 	len = strlen(in);
@@ -204,6 +214,7 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 			cli_err("plot: --output %s: is a %s, not an image file", out,
 				cli_file_kind(ost.st_mode));
 			free(out);
+			close(csv);
 			return PMEMTEST_EXIT_FAIL;
 		}
 	}
@@ -213,8 +224,8 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 	check_arg("--layout", layout);
 	tmp = temp_image(out);
 	check_arg("TMPDIR", tmp);
-	if (asprintf(&expr, "in='%s'; out='%s'; mode='%s'; cache='%s'; layout='%s'", in, tmp,
-		     mode, cache, layout) < 0)
+	if (asprintf(&expr, "in='/dev/fd/%d'; name='%s'; out='%s'; mode='%s'; cache='%s'; "
+		     "layout='%s'", csv, in, tmp, mode, cache, layout) < 0)
 		cli_die("out of memory");
 	fflush(NULL);
 	pid = fork();
@@ -222,10 +233,14 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 		cli_die_perror("plot: fork");
 	if (pid == 0) {
 		signal(SIGPIPE, SIG_DFL);	/* main() ignores it; gnuplot's pipes expect it */
+		/* The CSV's descriptor, for gnuplot and the awk it runs. */
+		if (fcntl(csv, F_SETFD, 0) < 0)
+			_exit(126);
 		execlp("gnuplot", "gnuplot", "-e", expr, script, (char *)NULL);
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	free(expr);
+	close(csv);
 	if (waitpid(pid, &status, 0) < 0)
 		cli_die_perror("plot: waitpid");
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {

@@ -16,6 +16,8 @@
 
 if (!exists("in")) { print "usage: gnuplot -e \"in='x.csv'; out='x.png'\" tools/plot.gp"; exit status 2 }
 if (!exists("out")) { out = in . ".png" }
+# The CSV's name in messages (pmemtest plot passes the file as /dev/fd/N).
+if (!exists("name")) { name = in }
 if (!exists("mode")) { mode = "" }
 if (!exists("cache")) { cache = "" }
 if (!exists("layout")) { layout = "" }
@@ -25,7 +27,7 @@ if (!exists("layout")) { layout = "" }
 sel = sprintf("$1==\"median\" && $5!=\"mix\" && (\"%s\"==\"\" || $3==\"%s\") && (\"%s\"==\"\" || $4==\"%s\") && (\"%s\"==\"\" || $5==\"%s\")", \
 	mode, mode, cache, cache, layout, layout)
 panels = system(sprintf("awk -F, '%s {print $3\"/\"$4\"/\"$5}' '%s' | awk '!seen[$0]++'", sel, in))
-if (strlen(panels) == 0) { print "plot.gp: no median rows to plot in " . in; exit status 1 }
+if (strlen(panels) == 0) { print "plot.gp: no median rows to plot in " . name; exit status 1 }
 n = words(panels)
 cols = int(ceil(sqrt(n)))
 rows = int(ceil(real(n) / cols))
