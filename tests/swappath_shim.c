@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * Preloaded by tests/test_pmemtest_dev_swap.sh: the races between looking
- * at a path and using it, made certain. KFLUSH_TEST_SWAP="PATH OTHER": the
- * first open() of exactly PATH renames OTHER over it first, so the file
- * pmemtest opens is not the one it looked at. KFLUSH_TEST_SWAP_AFTER: the
- * rename comes right after that open instead, so the file opened is the
- * one looked at and the path names another from then on.
+ * at a path and using it, made certain. KFLUSH_TEST_SWAP=PATH with
+ * KFLUSH_TEST_SWAP_WITH=OTHER: the first open() of exactly PATH renames
+ * OTHER over it first, so the file pmemtest opens is not the one it looked
+ * at. KFLUSH_TEST_SWAP_AFTER=PATH instead: the rename comes right after
+ * that open, so the file opened is the one looked at and the path names
+ * another from then on. Two variables, not one split at a space: the
+ * scratch directory's path may hold spaces (TMPDIR).
  * KFLUSH_TEST_NO_PROC_FD=1: opening /proc/self/fd/N fails with ENOENT, as
  * it does where /proc is not mounted. Every other open is the real one's.
  */
@@ -20,16 +22,18 @@
 
 #define API __attribute__((visibility("default")))
 
-/* Whether to rename now: the first open of the PATH that VAR names. */
+/*
+ * Whether to rename now: the first open of the PATH that VAR names. Returns
+ * the file to rename over it (KFLUSH_TEST_SWAP_WITH), or NULL.
+ */
 static const char *swap_other(const char *var, const char *path, int *done)
 {
-	const char *e = getenv(var);
-	const char *sp = e ? strchr(e, ' ') : NULL;
+	const char *e = getenv(var), *with = getenv("KFLUSH_TEST_SWAP_WITH");
 
-	if (*done || !sp || strlen(path) != (size_t)(sp - e) || strncmp(path, e, (size_t)(sp - e)))
+	if (*done || !e || !with || !*with || strcmp(path, e))
 		return NULL;
 	*done = 1;
-	return sp + 1;
+	return with;
 }
 
 static void swap(const char *other, const char *path)

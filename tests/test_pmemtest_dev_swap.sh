@@ -26,7 +26,7 @@ swap() {
 	n=$((n + 1))
 	rm -rf "$T/ns"
 	head -c 16777216 /dev/zero > "$T/ns"
-	KFLUSH_TEST_SWAP="$T/ns $T/$name" LD_PRELOAD=$shim timeout 120 "$PMEMTEST" --dev "$T/ns" \
+	KFLUSH_TEST_SWAP="$T/ns" KFLUSH_TEST_SWAP_WITH="$T/$name" LD_PRELOAD=$shim timeout 120 "$PMEMTEST" --dev "$T/ns" \
 		"$@" > "$T/out" 2> "$T/err"
 	rc=$?
 	if [ -e "$T/$name" ] || [ -L "$T/$name" ]; then
@@ -72,7 +72,7 @@ forced() {
 	head -c 16777216 /dev/zero > "$T/ns"
 	head -c 16777216 /dev/urandom > "$T/later"
 	sum=$(cksum < "$T/later")
-	env KFLUSH_TEST_SWAP_AFTER="$T/ns $T/later" LD_PRELOAD=$shim ${4:-} timeout 120 \
+	env KFLUSH_TEST_SWAP_AFTER="$T/ns" KFLUSH_TEST_SWAP_WITH="$T/later" LD_PRELOAD=$shim ${4:-} timeout 120 \
 		"$PMEMTEST" --quiet --force --dev "$T/ns" init-bench --memmap dev --methods slow \
 		--repeat 1 > "$T/out" 2> "$T/err"
 	rc=$?
