@@ -21,7 +21,8 @@
  * one sfence a weakly ordered (@nt) strategy owes.
  */
 struct roof_strategy {
-	const char *name;	/* "movnti", "sse2", "avx2", "avx512", "cached_clwb", "cached_clwb_512", ... */
+	/* "movnti", "sse2", "avx2", "avx512", "cached_clwb", "cached_clwb_512", ... */
+	const char *name;
 	uint64_t requires;	/* KFLUSH_CPU_* the instructions need */
 	bool nt;		/* weakly ordered stores: one sfence at the end */
 	/* Stream [src, src+len) to dst, loads batched as the register file allows. */
