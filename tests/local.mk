@@ -127,6 +127,7 @@ tests_test_pmemtest_replay_LDADD = $(TEST_LIBS) pmemtest/libreplay_avx2.la pmemt
 check_PROGRAMS += tests/test_pmemtest_copy_calls
 TESTS += tests/test_pmemtest_copy_calls
 tests_test_pmemtest_copy_calls_SOURCES = tests/test_pmemtest_copy_calls.c \
+	tests/roofutil.c tests/roofutil.h \
 	pmemtest/bench/copy_calls.c pmemtest/bench/buffers.c pmemtest/bench/results.c \
 	pmemtest/bench/copy_struct_page.c pmemtest/bench/copy_run.c pmemtest/bench/options.c \
 	pmemtest/bench/copy_verify.c pmemtest/bench/bound.c pmemtest/bench/results_out.c \
@@ -142,6 +143,7 @@ tests_test_pmemtest_copy_calls_LDADD = $(TEST_LIBS) $(PMEM2_LIBS) $(JSONC_LIBS) 
 check_PROGRAMS += tests/test_pmemtest_roof_persistence
 TESTS += tests/test_pmemtest_roof_persistence
 tests_test_pmemtest_roof_persistence_SOURCES = tests/test_pmemtest_roof_persistence.c \
+	tests/roofutil.c tests/roofutil.h \
 	$(TEST_TRACE) pmemtest/common/cli.c pmemtest/common/cli_output.c \
 	pmemtest/common/roof.c pmemtest/common/roof_avx2.c pmemtest/common/roof_avx512.c
 tests_test_pmemtest_roof_persistence_CFLAGS = $(TEST_TRACE_CFLAGS)

@@ -23,35 +23,11 @@
 
 #include "../pmemtest/bench/copy.h"
 #include "../pmemtest/bench/res.h"
-
-struct roof_param {
-	unsigned int use;	/* ROOF_COPY or ROOF_FILL */
-	char name[24];		/* the strategy, looked up again in the test */
-};
-
-/* Every copy and fill strategy of this CPU's roofs. */
-static struct criterion_test_params roof_params(void)
-{
-	static struct roof_param p[2 * ROOF_MAX_STRATEGIES];
-	static const unsigned int uses[2] = { ROOF_COPY, ROOF_FILL };
-	size_t n = 0;
-
-	for (size_t u = 0; u < 2; u++) {
-		const struct roof_strategy *s[ROOF_MAX_STRATEGIES];
-		size_t ns = roof_strategies(uses[u], s, ROOF_MAX_STRATEGIES);
-
-		for (size_t i = 0; i < ns; i++) {
-			p[n].use = uses[u];
-			snprintf(p[n].name, sizeof(p[n].name), "%s", s[i]->name);
-			n++;
-		}
-	}
-	return cr_make_param_array(struct roof_param, p, n);
-}
+#include "roofutil.h"
 
 ParameterizedTestParameters(copy_calls, roof_lines)
 {
-	return roof_params();
+	return roof_test_params();
 }
 
 /* dst offset, src offset, length: every start within a line, every edge. */
@@ -70,18 +46,6 @@ static const size_t calls[][3] = {
 #define NCALLS (sizeof(calls) / sizeof(calls[0]))
 #define AREA (32 << 10)
 #define POISON 0x00	/* neither the source nor COPY_SET_BYTE has a zero byte */
-
-static const struct roof_strategy *find(const struct roof_param *p)
-{
-	const struct roof_strategy *s[ROOF_MAX_STRATEGIES];
-	size_t ns = roof_strategies(p->use, s, ROOF_MAX_STRATEGIES);
-
-	for (size_t i = 0; i < ns; i++)
-		if (!strcmp(s[i]->name, p->name))
-			return s[i];
-	cr_assert_fail("roof strategy %s is gone", p->name);
-	return NULL;
-}
 
 /*
  * @nc calls of @cl through copy-bench's roof batch for strategy @s, the
@@ -148,7 +112,7 @@ static void run_roof(const struct roof_param *p, const struct roof_strategy *s,
 
 ParameterizedTest(struct roof_param *p, copy_calls, roof_lines)
 {
-	run_roof(p, find(p), calls, NCALLS, 0, 0);
+	run_roof(p, roof_test_find(p), calls, NCALLS, 0, 0);
 }
 
 /*
@@ -169,17 +133,18 @@ static const size_t ragged_calls[][3] = {
 
 ParameterizedTestParameters(copy_calls, roof_whole_lines)
 {
-	return roof_params();
+	return roof_test_params();
 }
 
 ParameterizedTest(struct roof_param *p, copy_calls, roof_whole_lines)
 {
 	const size_t nc = sizeof(line_calls) / sizeof(line_calls[0]);
 
-	run_roof(p, find(p), line_calls, nc, 0, 1);
-	run_roof(p, find(p), line_calls, nc, 8, 1);
-	run_roof(p, find(p), line_calls, nc, 63, 1);
-	run_roof(p, find(p), ragged_calls, sizeof(ragged_calls) / sizeof(ragged_calls[0]), 0, 0);
+	run_roof(p, roof_test_find(p), line_calls, nc, 0, 1);
+	run_roof(p, roof_test_find(p), line_calls, nc, 8, 1);
+	run_roof(p, roof_test_find(p), line_calls, nc, 63, 1);
+	run_roof(p, roof_test_find(p), ragged_calls, sizeof(ragged_calls) / sizeof(ragged_calls[0]),
+		 0, 0);
 }
 
 /* The contender kinds and the reference each must match. */

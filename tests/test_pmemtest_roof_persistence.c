@@ -18,46 +18,10 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include <stdio.h>
 #include <string.h>
 
-#include "../pmemtest/common/roof.h"
+#include "roofutil.h"
 #include "trace/harness.h"
-
-struct roof_param {
-	char name[32];
-	unsigned int use;
-};
-
-static struct criterion_test_params roof_params(void)
-{
-	static struct roof_param p[2 * ROOF_MAX_STRATEGIES];
-	static const unsigned int uses[] = { ROOF_COPY, ROOF_FILL };
-	size_t n = 0;
-
-	for (size_t u = 0; u < 2; u++) {
-		const struct roof_strategy *s[ROOF_MAX_STRATEGIES];
-		size_t ns = roof_strategies(uses[u], s, ROOF_MAX_STRATEGIES);
-
-		for (size_t i = 0; i < ns; i++) {
-			snprintf(p[n].name, sizeof(p[n].name), "%s", s[i]->name);
-			p[n++].use = uses[u];
-		}
-	}
-	return cr_make_param_array(struct roof_param, p, n);
-}
-
-static const struct roof_strategy *find(const struct roof_param *p)
-{
-	const struct roof_strategy *s[ROOF_MAX_STRATEGIES];
-	size_t ns = roof_strategies(p->use, s, ROOF_MAX_STRATEGIES);
-
-	for (size_t i = 0; i < ns; i++)
-		if (!strcmp(s[i]->name, p->name))
-			return s[i];
-	cr_assert_fail("roof strategy %s is gone", p->name);
-	return NULL;
-}
 
 /* The write-back instruction a cached strategy's name says, from its name. */
 static enum td_kind named_wb(const char *name)
@@ -100,12 +64,12 @@ TestSuite(roof_persistence, .init = setup, .fini = tp_teardown);
 
 ParameterizedTestParameters(roof_persistence, proof)
 {
-	return roof_params();
+	return roof_test_params();
 }
 
 ParameterizedTest(struct roof_param *p, roof_persistence, proof)
 {
-	const struct roof_strategy *s = find(p);
+	const struct roof_strategy *s = roof_test_find(p);
 	const size_t *lines = tp_quick() ? lines_quick : lines_full;
 	size_t nl = tp_quick() ? sizeof(lines_quick) / sizeof(lines_quick[0]) :
 				 sizeof(lines_full) / sizeof(lines_full[0]);
