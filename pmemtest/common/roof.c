@@ -226,8 +226,8 @@ static void movdir64b_fill(void *dst, size_t len, const void *pattern)
  * beats every NT store (issue 10: glibc memcpy + flush 1.6x the NT copy at
  * 16 B hot), so a roof without it is beaten by kflush_memcpy_temporal and
  * by glibc + kflush_flush there. Two entries per write-back instruction:
- * this one, and 512-byte steps (roof_avx2.c); roof_strategies() keeps
- * only the best instruction the CPU has.
+ * this one, and with AVX2 512-byte steps (roof_avx2.c); roof_strategies()
+ * keeps only the best instruction the CPU has.
  */
 #define WB_STRATEGY(insn)							\
 static void cached_##insn##_copy(void *dst, const void *src, size_t len)	\
