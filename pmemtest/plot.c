@@ -138,8 +138,9 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *mode = "", *cache = "", *layout = "", *in, *script;
-	char *out, *tmp, *expr, tree_script[PATH_MAX];
-	struct stat st, ost;
+	char *out, *tmp, *expr, tree_script[PATH_MAX], fd_path[32];
+	const char *csv_path = fd_path;
+	struct stat st, ost, fst;
 	int c, status, csv;
 	size_t len;
 	pid_t pid;
@@ -172,7 +173,8 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 	 * without a writer does not block the open), checked, and handed to
 	 * gnuplot as /dev/fd/N, which each read opens again. By path, the
 	 * name could be pointed at a fifo between the check and gnuplot's
-	 * reads, and the plot would hang.
+	 * reads, and the plot would hang; it is the way left where /dev/fd
+	 * does not show the open file (no /proc mounted).
 	 */
 	csv = open(in, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (csv < 0 || fstat(csv, &st) < 0) {
@@ -186,6 +188,9 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 		close(csv);
 		return PMEMTEST_EXIT_FAIL;
 	}
+	snprintf(fd_path, sizeof(fd_path), "/dev/fd/%d", csv);
+	if (stat(fd_path, &fst) < 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino)
+		csv_path = in;
 	if (access(script, R_OK) < 0) {
 		cli_err_errno("plot: the plot script %s", script);
 		close(csv);
@@ -224,8 +229,8 @@ int cmd_plot(const struct pmemtest_global *g, int argc, char **argv)
 	check_arg("--layout", layout);
 	tmp = temp_image(out);
 	check_arg("TMPDIR", tmp);
-	if (asprintf(&expr, "in='/dev/fd/%d'; name='%s'; out='%s'; mode='%s'; cache='%s'; "
-		     "layout='%s'", csv, in, tmp, mode, cache, layout) < 0)
+	if (asprintf(&expr, "in='%s'; name='%s'; out='%s'; mode='%s'; cache='%s'; layout='%s'",
+		     csv_path, in, tmp, mode, cache, layout) < 0)
 		cli_die("out of memory");
 	fflush(NULL);
 	pid = fork();
