@@ -37,10 +37,17 @@ tl_masked() {
 # instrumented program calls directly.
 tl_preload() {
 	[ -f "$1" ] || { echo "FAIL: $1 not built"; exit 99; }
-	for tl_b in "$2" "$(dirname "$2")/.libs/$(basename "$2")"; do
-		if [ -f "$tl_b" ] && ldd "$tl_b" 2>/dev/null | grep -q libasan; then
-			echo "SKIP: $(basename "$2") is built with AddressSanitizer: nothing can be preloaded before its runtime"
-			exit 77
-		fi
+	if tl_asan "$2"; then
+		echo "SKIP: $(basename "$2") is built with AddressSanitizer: nothing can be preloaded before its runtime"
+		exit 77
+	fi
+}
+
+# tl_asan PROGRAM: whether PROGRAM, or libtool's real binary behind its
+# wrapper, is built with AddressSanitizer.
+tl_asan() {
+	for tl_b in "$1" "$(dirname "$1")/.libs/$(basename "$1")"; do
+		[ -f "$tl_b" ] && ldd "$tl_b" 2>/dev/null | grep -q libasan && return 0
 	done
+	return 1
 }
