@@ -237,8 +237,7 @@ static void cached_##insn##_copy(void *dst, const void *src, size_t len)	\
 										\
 	for (size_t off = 0; off + 64 <= len; off += 64) {			\
 		memcpy(d + off, s + off, 64);					\
-		roof_store_gap();						\
-		__asm__ __volatile__(#insn " %0" : "+m"(*(char (*)[64])(d + off))); \
+		ROOF_WRITE_BACK(insn, d + off, 64);				\
 	}									\
 }										\
 										\
@@ -248,8 +247,7 @@ static void cached_##insn##_fill(void *dst, size_t len, const void *pattern) \
 										\
 	for (size_t off = 0; off + 64 <= len; off += 64) {			\
 		memcpy(d + off, pattern, 64);					\
-		roof_store_gap();						\
-		__asm__ __volatile__(#insn " %0" : "+m"(*(char (*)[64])(d + off))); \
+		ROOF_WRITE_BACK(insn, d + off, 64);				\
 	}									\
 }
 

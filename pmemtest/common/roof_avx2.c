@@ -112,16 +112,8 @@ void roof_avx2_x2_copy(void *dst, const void *src, size_t len)
  */
 #define WB_STEP 512
 
-#define WB_STEP_LINES(insn, d, n)						\
-	do {									\
-		roof_store_gap();						\
-		for (size_t l_ = 0; l_ < (n); l_ += 64)				\
-			__asm__ __volatile__(#insn " %0"			\
-					     : "+m"(*(char (*)[64])((d) + l_))); \
-	} while (0)
-
 #define WB_STEPS(insn)								\
-__attribute__((target("avx2")))						\
+__attribute__((target("avx2")))							\
 void roof_avx2_cached_##insn##_copy(void *dst, const void *src, size_t len) \
 {										\
 	char *d = dst;								\
@@ -136,7 +128,7 @@ void roof_avx2_cached_##insn##_copy(void *dst, const void *src, size_t len) \
 		_Pragma("GCC unroll 16")					\
 		for (int k = 0; k < WB_STEP / 32; k++)				\
 			_mm256_store_si256((void *)(d + 32 * k), v[k]);		\
-		WB_STEP_LINES(insn, d, WB_STEP);				\
+		ROOF_WRITE_BACK(insn, d, WB_STEP);				\
 	}									\
 	if (!len)								\
 		return;								\
@@ -147,10 +139,10 @@ void roof_avx2_cached_##insn##_copy(void *dst, const void *src, size_t len) \
 		_mm256_store_si256((void *)(d + off), a);			\
 		_mm256_store_si256((void *)(d + off + 32), b);			\
 	}									\
-	WB_STEP_LINES(insn, d, len);						\
+	ROOF_WRITE_BACK(insn, d, len);						\
 }										\
 										\
-__attribute__((target("avx2")))						\
+__attribute__((target("avx2")))							\
 void roof_avx2_cached_##insn##_fill(void *dst, size_t len, const void *pattern) \
 {										\
 	__m256i a = _mm256_loadu_si256(pattern);				\
@@ -163,7 +155,7 @@ void roof_avx2_cached_##insn##_fill(void *dst, size_t len, const void *pattern) 
 			_mm256_store_si256((void *)(d + off + l), a);		\
 			_mm256_store_si256((void *)(d + off + l + 32), b);	\
 		}								\
-		WB_STEP_LINES(insn, d + off, step);				\
+		ROOF_WRITE_BACK(insn, d + off, step);				\
 	}									\
 }
 

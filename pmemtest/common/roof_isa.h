@@ -39,6 +39,19 @@ static inline __attribute__((always_inline)) void roof_store_gap(void)
 }
 
 /*
+ * The cached roofs' write-backs: [d, d + n) (whole lines, n > 0) written
+ * back a line at a time with @insn (clwb, clflushopt, clflush), after
+ * roof_store_gap().
+ */
+#define ROOF_WRITE_BACK(insn, d, n)						\
+	do {									\
+		roof_store_gap();						\
+		for (size_t l_ = 0; l_ < (n); l_ += 64)				\
+			__asm__ __volatile__(#insn " %0"			\
+					     : "+m"(*(char (*)[64])((d) + l_))); \
+	} while (0)
+
+/*
  * The two-stream copies' driver: @pass copies @batch lines of each half of
  * [src, src+len), the first half's (at @d, @s) before the second's (@h
  * bytes on); the lines left over, one of each half in turn, and the
