@@ -147,10 +147,12 @@ int cmd_info(const struct pmemtest_global *g, int argc, char **argv)
 	printf("%-22s %u\n", "cache line:", kflush_cache_line_size());
 	printf("\nbound variants:\n");
 	for (int op = 0; op < KFLUSH_NR_OPS; op++)
-		for (int i = 0; i < kflush_variant_count((enum kflush_op)op); i++)
-			if ((int)strlen(kflush_variant_name((enum kflush_op)op, (unsigned int)i)) > w)
-				w = (int)strlen(kflush_variant_name((enum kflush_op)op,
-								    (unsigned int)i));
+		for (int i = 0; i < kflush_variant_count((enum kflush_op)op); i++) {
+			int len = (int)strlen(kflush_variant_name((enum kflush_op)op,
+								  (unsigned int)i));
+
+			w = len > w ? len : w;
+		}
 	for (int op = 0; op < KFLUSH_NR_OPS; op++) {
 		int bound = kflush_variant_bound((enum kflush_op)op);
 

@@ -122,15 +122,15 @@ static void expect_in_order(enum kflush_op op, unsigned int v, unsigned char *ds
 }
 
 /*
- * avx512_movdir64b, avx512_x2 and avx512_ymm_short_cached (libkflush(7), Variants):
- * below 8 KiB a block, its lines in order; from there two streams over the
- * halves of h = lines / 2 lines each: avx512_movdir64b one line of each
- * in turn (0, h, 1, h + 1, ...), avx512_x2 batches of 16 of each (0..15,
- * h..h + 15, 16..31, ...), avx512_ymm_short_cached batches of 4 (0..3, h..h + 3,
- * 4..7, ...), and then the lines left over one of each in
- * turn; the last line alone when their number is odd. The @i-th line a
- * copy of @n bytes to an aligned destination stores, by that rule, for
- * batches of @batch lines.
+ * avx512_movdir64b, avx512_x2 and avx512_ymm_short_cached (libkflush(7),
+ * Variants): below 8 KiB a block, its lines in order; from there two
+ * streams over the halves of h = lines / 2 lines each: avx512_movdir64b
+ * one line of each in turn (0, h, 1, h + 1, ...), avx512_x2 batches of 16
+ * of each (0..15, h..h + 15, 16..31, ...), avx512_ymm_short_cached
+ * batches of 4 (0..3, h..h + 3, 4..7, ...), and then the lines left over
+ * one of each in turn; the last line alone when their number is odd.
+ * The @i-th line a copy of @n bytes to an aligned destination stores, by
+ * that rule, for batches of @batch lines.
  */
 static size_t two_streams_line(size_t n, size_t i, size_t batch)
 {

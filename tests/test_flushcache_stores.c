@@ -20,10 +20,11 @@
  * with a sub-word edge stores nothing NT below 768 bytes (a copy) or 384
  * (a fill), and from there every byte NT. avx512_x2's copies with a
  * sub-word edge store nothing NT below 256 bytes.
- * avx512_movdir64b's, avx512_x2's and avx512_ymm_short_cached's copies of 1..64 bytes with a
- * sub-word edge, and avx512_short_cached's fills of 1..128, are one
- * masked 64-byte store (a fill above 64 bytes: one whole 64-byte store,
- * then one masked) where those bytes stay in the destination's page,
+ * avx512_movdir64b's, avx512_x2's and avx512_ymm_short_cached's copies
+ * of 1..64 bytes with a sub-word edge, and avx512_short_cached's fills of
+ * 1..128, are one masked 64-byte store (a fill above 64 bytes: one whole
+ * 64-byte store, then one masked) where those bytes stay in the
+ * destination's page,
  * touching no vector register that needs vzeroupper (libkflush(7),
  * Variants).
  * test_flushcache.c checks the bytes and test_persistence.c the lines;
@@ -471,8 +472,8 @@ Test(flushcache_stores, cached_edges_prefetched, .init = ts_setup, .fini = ts_te
 	} cases[] = { { 100, 1 }, { 300, 3 }, { 1000, 13 }, { 301, 8 }, { 263, 1 }, { 1000, 0 },
 		      { 1023, 0 }, { 40, 9 }, { 127, 1 }, { 126, 1 }, { 71, 0 }, { 767, 5 },
 		      { 768, 5 }, { 767, 8 }, { 770, 8 } };
-	static const char *const names[] = { "avx512", "avx512_x2", "avx512_ymm_short_cached", "avx2",
-					     "avx2_short_cached", "movnti" };
+	static const char *const names[] = { "avx512", "avx512_x2", "avx512_ymm_short_cached",
+					     "avx2", "avx2_short_cached", "movnti" };
 	size_t ran = 0;
 
 	for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
@@ -594,8 +595,8 @@ Test(flushcache_stores, short_calls_by_line, .init = ts_setup, .fini = ts_teardo
 {
 	/* Each name is a variant of the flush-copy, the flush-fill or both. */
 	static const char *const names[] = { "avx512", "avx512_movdir64b", "avx512_x2",
-					     "avx512_ymm_short_cached", "avx512_short_cached", "avx2",
-					     "avx2_short_cached", "movdir64b", "movnti" };
+					     "avx512_ymm_short_cached", "avx512_short_cached",
+					     "avx2", "avx2_short_cached", "movdir64b", "movnti" };
 	static const size_t sizes[] = { 1, 3, 4, 8, 12, 40, 63, 64, 65, 100, 126, 127, 128, 200,
 					 255, 300, 383, 384, 700, 767, 768, 1000 };
 	static const size_t doffs[] = { 0, 1, 3, 4, 8, 13, 56, 60, 63 };

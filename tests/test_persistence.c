@@ -152,12 +152,12 @@ ParameterizedTest(struct tu_variant *v, persistence, memset_flushcache)
 }
 
 /*
- * avx512_movdir64b, avx512_x2 and avx512_ymm_short_cached store their lines in two
- * streams from 8 KiB (libkflush(7), Variants), the variants whose path
- * changes beyond the sizes above: for each, one call just past that size,
- * neither end aligned, one whose halves end in lines left over from
- * avx512_x2's 16-line batches and avx512_ymm_short_cached's 4-line ones, and one of
- * 512 KiB. Not in the quick plan.
+ * avx512_movdir64b, avx512_x2 and avx512_ymm_short_cached store their
+ * lines in two streams from 8 KiB (libkflush(7), Variants), the variants
+ * whose path changes beyond the sizes above: for each, one call just past
+ * that size, neither end aligned, one whose halves end in lines left over
+ * from avx512_x2's 16-line batches and avx512_ymm_short_cached's 4-line
+ * ones, and one of 512 KiB. Not in the quick plan.
  */
 Test(persistence, two_streams)
 {

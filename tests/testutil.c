@@ -24,8 +24,8 @@
  * 8 KiB: where the avx512_movdir64b, avx512_x2 and avx512_ymm_short_cached
  * flush-copies switch to two streams of lines (an odd number of lines and
  * an even one past it); 8 KiB + 389: halves of 67 lines, four of
- * avx512_x2's 16-line batches (sixteen of avx512_ymm_short_cached's 4-line ones)
- * and three lines of each half left over.
+ * avx512_x2's 16-line batches (sixteen of avx512_ymm_short_cached's
+ * 4-line ones) and three lines of each half left over.
  */
 const size_t tu_large_sizes[] = { 4095, 4096, 4097, (8u << 10) - 1, (8u << 10) + 65,
 				  (8u << 10) + 130, (8u << 10) + 389, 65536 + 13, (512u << 10) + 65,
